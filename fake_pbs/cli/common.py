@@ -1,0 +1,70 @@
+"""What every fake PBS command shares: finding the cluster, one connection, PBS-style errors.
+
+Kept to the standard library and few imports: these commands are called thousands of times.
+"""
+import os
+import sys
+from typing import Any, Callable, List, NoReturn, Optional
+
+from fake_pbs import paths
+from fake_pbs.model.errors import PBSE_NOSERVER, PbsError
+from fake_pbs.protocol import LineChannel, call, connect
+
+_channel: Optional[LineChannel] = None
+
+
+def server_channel() -> LineChannel:
+    """The connection to this cluster's server, starting the cluster first if none runs.
+
+    Autostart is the embedded default; ``FAKE_PBS_AUTOSTART=0`` turns it off (then a missing server
+    is reported as PBS reports an unreachable one).
+    """
+    global _channel
+    if _channel is not None:
+        return _channel
+    home = paths.cluster_home()
+    sock = paths.server_socket(home)
+    try:
+        _channel = connect(sock)
+        return _channel
+    except OSError as first:
+        if os.environ.get("FAKE_PBS_AUTOSTART", "1") == "0":
+            raise PbsError(PBSE_NOSERVER, "cannot connect to server (errno=%d)" % (first.errno or 0))
+    from fake_pbs import control  # imported only when the cluster must be started
+
+    control.ensure_running(home)
+    _channel = connect(sock)
+    return _channel
+
+
+def request(op: str, **args: Any) -> Any:
+    """One request to the server; raises :class:`PbsError` on an error reply."""
+    return call(server_channel(), op, **args)
+
+
+def die(cmd: str, message: str, code: int) -> NoReturn:
+    """Print ``cmd: message`` on stderr and exit with ``code`` (already reduced modulo 256)."""
+    sys.stderr.write("%s: %s\n" % (cmd, message))
+    sys.stderr.flush()
+    raise SystemExit(code)
+
+
+def run_main(cmd: str, body: Callable[[List[str]], int]) -> None:
+    """Run a command's ``body(argv)`` and turn escaping errors into PBS-style exits."""
+    try:
+        status = body(sys.argv[1:])
+    except PbsError as err:
+        die(cmd, err.text, err.exit_code)
+    except BrokenPipeError:
+        try:
+            sys.stdout.close()
+        except OSError:
+            pass
+        status = 1
+    except KeyboardInterrupt:
+        status = 130
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        status = status or 1
+    raise SystemExit(status)
