@@ -1,0 +1,116 @@
+"""Resource definitions: PBS's built-in resources, their value types, and the site defaults we add.
+
+The built-in list follows OpenPBS's ``master_resc_def_all.xml`` (reference section 1.5).
+``ngpus`` is not built into PBS; sites create it with ``create resource ngpus type=long, flag=nh`` and every fake
+cluster does the same, so it sits in :data:`DEFAULT_CUSTOM` and is known to the server, never to the
+commands (a real qsub does not know a site's resources either: the server rejects unknown ones).
+
+Flags use PBS's letters: ``h`` host-level (may appear inside a ``select`` chunk and is summed per
+host), ``n`` consumable (the scheduler accounts for it on vnodes), ``q`` server/queue consumable.
+"""
+from typing import Dict, Mapping, NamedTuple, Optional
+
+# Value types, as PBS names them in `qmgr create resource ... type=`.
+LONG = "long"
+SIZE = "size"
+TIME = "time"
+STRING = "string"
+BOOLEAN = "boolean"
+FLOAT = "float"
+STRING_ARRAY = "string_array"
+
+TYPES = (LONG, SIZE, TIME, STRING, BOOLEAN, FLOAT, STRING_ARRAY)
+
+
+class ResourceDef(NamedTuple):
+    """One resource: its name, value type and PBS flag letters."""
+
+    name: str
+    type: str
+    flags: str = ""
+
+    @property
+    def host_level(self) -> bool:
+        """True when the resource may be requested inside a select chunk (flag ``h``)."""
+        return "h" in self.flags
+
+    @property
+    def consumable(self) -> bool:
+        """True when the scheduler accounts for it on vnodes (flag ``n`` or ``f``)."""
+        return "n" in self.flags or "f" in self.flags
+
+
+def _defs(*items: ResourceDef) -> Dict[str, ResourceDef]:
+    return {item.name: item for item in items}
+
+
+BUILTIN: Dict[str, ResourceDef] = _defs(
+    ResourceDef("cput", TIME),
+    ResourceDef("mem", SIZE, "hn"),
+    ResourceDef("walltime", TIME),
+    ResourceDef("soft_walltime", TIME),
+    ResourceDef("min_walltime", TIME),
+    ResourceDef("max_walltime", TIME),
+    ResourceDef("ncpus", LONG, "hn"),
+    ResourceDef("naccelerators", LONG, "hn"),
+    ResourceDef("select", STRING),
+    ResourceDef("place", STRING),
+    ResourceDef("nodes", STRING),
+    ResourceDef("nodect", LONG, "q"),
+    ResourceDef("arch", STRING, "h"),
+    ResourceDef("nchunk", LONG),
+    ResourceDef("vntype", STRING_ARRAY, "h"),
+    ResourceDef("mpiprocs", LONG, "h"),
+    ResourceDef("ompthreads", LONG, "h"),
+    ResourceDef("cpupercent", LONG),
+    ResourceDef("energy", FLOAT),
+    ResourceDef("file", SIZE),
+    ResourceDef("pmem", SIZE),
+    ResourceDef("vmem", SIZE, "hn"),
+    ResourceDef("pvmem", SIZE),
+    ResourceDef("nice", LONG),
+    ResourceDef("pcput", TIME),
+    ResourceDef("nodemask", STRING),
+    ResourceDef("hpm", LONG),
+    ResourceDef("ssinodes", LONG),
+    ResourceDef("host", STRING, "h"),
+    ResourceDef("vnode", STRING, "h"),
+    ResourceDef("resc", STRING_ARRAY),
+    ResourceDef("software", STRING),
+    ResourceDef("site", STRING),
+    ResourceDef("exec_vnode", STRING),
+    ResourceDef("start_time", LONG),
+    ResourceDef("pe_mask", STRING),
+    ResourceDef("partition", STRING),
+    ResourceDef("aoe", STRING_ARRAY, "h"),
+    ResourceDef("eoe", STRING, "h"),
+    ResourceDef("preempt_targets", STRING_ARRAY),
+    ResourceDef("accelerator", BOOLEAN, "h"),
+    ResourceDef("accelerator_model", STRING, "h"),
+    ResourceDef("accelerator_memory", SIZE, "hn"),
+    ResourceDef("accelerator_group", STRING, "h"),
+    ResourceDef("pstate", STRING, "h"),
+    ResourceDef("hbmem", SIZE, "hn"),
+    ResourceDef("pgov", STRING, "h"),
+    ResourceDef("pcap_node", LONG),
+    ResourceDef("pcap_accelerator", LONG),
+)
+
+# What every fake cluster creates at start, as sites do (`create resource ngpus type=long, flag=nh`).
+DEFAULT_CUSTOM: Dict[str, ResourceDef] = _defs(ResourceDef("ngpus", LONG, "nh"))
+
+
+def default_resources() -> Dict[str, ResourceDef]:
+    """A fresh server's resource table: the built-ins plus :data:`DEFAULT_CUSTOM`."""
+    table = dict(BUILTIN)
+    table.update(DEFAULT_CUSTOM)
+    return table
+
+
+def lookup(name: str,
+           table: Optional[Mapping[str, ResourceDef]] = None) -> Optional[ResourceDef]:
+    """The definition of ``name`` in ``table`` (default: the built-ins), or None.
+
+    PBS resource names are case-sensitive, so no folding happens here.
+    """
+    return (BUILTIN if table is None else table).get(name)
