@@ -1,10 +1,10 @@
 """Attribute value verification shared by the commands and the server (PBS's "ECL").
 
-Every check either returns the value as PBS stores it (``"00:10:00"``, ``"1048576b"``, ``"True"``) or
-raises :class:`PbsError` with PBS's code: ``PBSE_BADATVAL`` for an illegal value,
-``PBSE_JOBNBIG`` for a job name over 230 characters.  Callers decide how to show the error: qsub prints
-``illegal -N value`` and its usage for option values, but ``Illegal attribute or resource value
-Resource_List.<name>`` for ``-l`` values.
+Every check either returns the value as PBS stores it (``"00:10:00"``, ``"1048576b"``,
+``"True"``) or raises :class:`PbsError` with PBS's code: ``PBSE_BADATVAL`` for an illegal value,
+``PBSE_JOBNBIG`` for a job name over 230 characters.  Callers decide how to show the error: qsub
+prints ``illegal -N value`` and its usage for option values, but ``Illegal attribute or resource
+value Resource_List.<name>`` for ``-l`` values.
 
 Public API (stable; the server imports it):
 

@@ -1,9 +1,10 @@
 """Resource definitions: PBS's built-in resources, their value types, and the site defaults we add.
 
 The built-in list follows OpenPBS's ``master_resc_def_all.xml`` (reference section 1.5).
-``ngpus`` is not built into PBS; sites create it with ``create resource ngpus type=long, flag=nh`` and every fake
-cluster does the same, so it sits in :data:`DEFAULT_CUSTOM` and is known to the server, never to the
-commands (a real qsub does not know a site's resources either: the server rejects unknown ones).
+``ngpus`` is not built into PBS; sites create it with ``create resource ngpus type=long,
+flag=nh`` and every fake cluster does the same, so it sits in :data:`DEFAULT_CUSTOM` and is known
+to the server, never to the commands (a real qsub does not know a site's resources either: the
+server rejects unknown ones).
 
 Flags use PBS's letters: ``h`` host-level (may appear inside a ``select`` chunk and is summed per
 host), ``n`` consumable (the scheduler accounts for it on vnodes), ``q`` server/queue consumable.
@@ -96,7 +97,7 @@ BUILTIN: Dict[str, ResourceDef] = _defs(
     ResourceDef("pcap_accelerator", LONG),
 )
 
-# What every fake cluster creates at start, as sites do (`create resource ngpus type=long, flag=nh`).
+# What every fake cluster creates at start, as sites do (`create resource ngpus ...`).
 DEFAULT_CUSTOM: Dict[str, ResourceDef] = _defs(ResourceDef("ngpus", LONG, "nh"))
 
 
