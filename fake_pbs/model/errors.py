@@ -101,7 +101,7 @@ MESSAGES: Dict[int, str] = {
     PBSE_INTERNAL: "PBS server internal error",
     PBSE_UNKSIG: "Unknown/illegal signal name",
     PBSE_BADATVAL: "Illegal attribute or resource value",
-    PBSE_MODATRRUN: "Cannot modify attribute while job running",
+    PBSE_MODATRRUN: "Cannot modify attribute while job running ",
     PBSE_BADSTATE: "Request invalid for state of job",
     PBSE_UNKQUE: "Unknown queue",
     PBSE_BADCRED: "Invalid credential",
