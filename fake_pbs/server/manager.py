@@ -1,0 +1,369 @@
+"""The server side of qmgr: the ``manager``, ``hookio``, ``statsched``, ``stathook`` and
+``statrsc`` requests (docs/internals.md section 3), as pure functions over :class:`Managed`.
+
+The server daemon owns persistence: it hands its configuration objects in a :class:`Managed`,
+calls :func:`handle`, then commits what :class:`Outcome` says changed, writes its log records and,
+when asked, runs a scheduling cycle.  Nothing here does I/O, reads clocks or logs by itself.
+"""
+import base64
+import binascii
+from typing import Any, Dict, List, Optional, Set, Tuple
+
+from fake_pbs.model import qmgr_attrs
+from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_HOOKERROR, PBSE_IVALREQ, PBSE_NOATTR,
+                                   PBSE_NODEEXIST, PBSE_NOSUP, PBSE_PERM, PBSE_QUEEXIST,
+                                   PBSE_UNKNODE, PBSE_UNKQUE, PBSE_UNKRESC, PBSE_UNKSCHED,
+                                   PbsError)
+from fake_pbs.model.hooks import (CONTENT_CONFIG, CONTENT_PYTHON, Hook, hook_error,
+                                  set_hook_attr, unset_hook_attr)
+from fake_pbs.model.qmgr_sched import check_sched_value
+
+AttrDict = Dict[str, str]
+LogRecord = Tuple[int, str, str, str]  # (event type, class, object, message)
+
+# Resources every server knows; sites add more with ``create resource`` (ngpus is built in here
+# because fake hosts declare it; on a bare OpenPBS it must be created first: case n02).
+BUILTIN_RESOURCES = frozenset((
+    "ncpus", "mem", "vmem", "walltime", "cput", "arch", "host", "vnode", "nodect", "nodes",
+    "select", "place", "mpiprocs", "ompthreads", "naccelerators", "accelerator_memory",
+    "accelerator_model", "accelerator", "hbmem", "software", "file", "pcput", "pmem", "pvmem",
+    "soft_walltime", "min_walltime", "max_walltime", "preempt_targets", "ngpus", "aoe", "eoe",
+    "exec_vnode", "pvmem", "site", "start_time",
+))
+RESOURCE_TYPES = ("string", "long", "float", "boolean", "size", "string_array")
+_LOG_ADMIN = 0x0004
+
+
+class Caller:
+    """Who sent the request: ``user@host`` and whether the server counts them as a manager."""
+
+    def __init__(self, user: str, host: str, is_manager: bool) -> None:
+        self.user = user
+        self.host = host
+        self.is_manager = is_manager
+
+    @property
+    def who(self) -> str:
+        return "%s@%s" % (self.user, self.host)
+
+
+class Managed:
+    """The configuration objects qmgr manages (dicts keep creation order)."""
+
+    def __init__(self, server_name: str) -> None:
+        self.server_name = server_name
+        self.server: AttrDict = {}
+        self.queues: Dict[str, AttrDict] = {}
+        self.nodes: Dict[str, AttrDict] = {}
+        self.scheds: Dict[str, AttrDict] = {"default": default_sched(server_name)}
+        self.hooks: Dict[str, Hook] = {}
+        self.resources: Dict[str, AttrDict] = {}
+
+
+class Outcome:
+    """What a request changed: ``changed`` holds ``(objtype, name)`` pairs to persist."""
+
+    def __init__(self) -> None:
+        self.changed: Set[Tuple[str, str]] = set()
+        self.deleted: Set[Tuple[str, str]] = set()
+        self.logs: List[LogRecord] = []
+        self.kick_scheduler = False
+        self.data: Any = None
+
+
+def default_sched(server_name: str) -> AttrDict:
+    attrs = {"sched_host": server_name}
+    attrs.update(qmgr_attrs.SCHED_DEFAULTS)
+    return attrs
+
+
+def is_manager_name(entries: str, user: str, host: str) -> bool:
+    """Whether ``user@host`` matches the server's ``managers`` list (``user@*`` allowed)."""
+    for entry in qmgr_attrs.split_list(entries):
+        name, _, pattern = entry.partition("@")
+        if name == user and (pattern in ("", "*", host) or
+                             (pattern.startswith("*") and host.endswith(pattern[1:]))):
+            return True
+    return False
+
+
+# -- requests ------------------------------------------------------------------------------------
+
+def handle(managed: Managed, caller: Caller, op: str, args: Dict[str, Any]) -> Outcome:
+    """Serve one request; raises :class:`PbsError` with PBS's code and text on refusal."""
+    outcome = Outcome()
+    if op == "manager":
+        _manager(managed, caller, args, outcome)
+    elif op == "hookio":
+        _hookio(managed, caller, args, outcome)
+    elif op == "statsched":
+        outcome.data = stat_sched(managed, args.get("name"))
+    elif op == "stathook":
+        _require_hook_access(managed, caller)
+        outcome.data = stat_hook(managed, args.get("name"))
+    elif op == "statrsc":
+        outcome.data = stat_resource(managed, args.get("name"))
+    else:
+        raise PbsError(PBSE_IVALREQ)
+    return outcome
+
+
+def _manager(managed: Managed, caller: Caller, args: Dict[str, Any], outcome: Outcome) -> None:
+    command = str(args.get("command", ""))
+    objtype = str(args.get("objtype", ""))
+    name = str(args.get("name") or "")
+    attrs: List[Tuple[str, str, str]] = [(str(a[0]), str(a[1]), str(a[2]))
+                                         for a in args.get("attrs") or []]
+    if objtype in ("hook", "pbshook"):
+        _require_hook_access(managed, caller)
+        _manage_hook(managed, caller, command, name, attrs, outcome)
+        return
+    if not caller.is_manager:
+        raise PbsError(PBSE_PERM)
+    if objtype == "server":
+        _manage_attrs(managed.server, "server", command, attrs, managed)
+        outcome.changed.add(("server", managed.server_name))
+        if any(a[0] in ("scheduling", "scheduler_iteration") for a in attrs):
+            outcome.kick_scheduler = True
+    elif objtype == "queue":
+        _manage_container(managed, managed.queues, "queue", command, name, attrs, outcome)
+    elif objtype == "node":
+        _manage_container(managed, managed.nodes, "node", command, name, attrs, outcome)
+    elif objtype == "sched":
+        _manage_sched(managed, command, name or "default", attrs, outcome)
+    elif objtype == "resource":
+        _manage_resource(managed, command, name, attrs, outcome)
+    else:
+        raise PbsError(PBSE_IVALREQ)
+
+
+def _check_resource(managed: Managed, attr: str) -> None:
+    if "." in attr:
+        resource = attr.split(".", 1)[1]
+        if resource not in BUILTIN_RESOURCES and resource not in managed.resources:
+            raise PbsError(PBSE_UNKRESC, "Unknown resource %s" % attr)
+
+
+def _manage_attrs(target: AttrDict, objtype: str, command: str,
+                  attrs: List[Tuple[str, str, str]], managed: Managed) -> None:
+    staged = dict(target)
+    for attr, op, value in attrs:
+        if qmgr_attrs.find(objtype, attr) is None:
+            raise PbsError(PBSE_NOATTR)
+        _check_resource(managed, attr)
+        if command == "unset":
+            staged.pop(attr, None)
+            continue
+        if objtype == "sched":
+            check_sched_value(attr, value)
+        staged[attr] = qmgr_attrs.apply_op(objtype, attr, op, staged.get(attr), value)
+    target.clear()
+    target.update(sorted(staged.items(), key=lambda kv: qmgr_attrs.order_key(objtype, kv[0])))
+
+
+def _manage_container(managed: Managed, objects: Dict[str, AttrDict], objtype: str,
+                      command: str, name: str, attrs: List[Tuple[str, str, str]],
+                      outcome: Outcome) -> None:
+    unknown = PbsError(PBSE_UNKQUE) if objtype == "queue" else PbsError(PBSE_UNKNODE)
+    if command == "create":
+        if name in objects:
+            raise PbsError(PBSE_QUEEXIST if objtype == "queue" else PBSE_NODEEXIST)
+        fresh: AttrDict = {}
+        if objtype == "node":
+            fresh = {"Mom": name, "ntype": "PBS", "state": "state-unknown,down",
+                     "resources_available.host": name, "resources_available.vnode": name}
+        _manage_attrs(fresh, objtype, "set", attrs, managed)
+        objects[name] = fresh
+        outcome.logs.append((_LOG_ADMIN, "Node" if objtype == "node" else "Que", name,
+                             "created"))
+    elif name not in objects:
+        raise unknown
+    elif command == "delete":
+        del objects[name]
+        outcome.deleted.add((objtype, name))
+        return
+    elif command in ("set", "unset"):
+        _manage_attrs(objects[name], objtype, command, attrs, managed)
+    else:
+        raise PbsError(PBSE_IVALREQ)
+    outcome.changed.add((objtype, name))
+    outcome.kick_scheduler = True
+
+
+def _manage_sched(managed: Managed, command: str, name: str,
+                  attrs: List[Tuple[str, str, str]], outcome: Outcome) -> None:
+    if command == "create":
+        if name in managed.scheds:
+            raise PbsError(PBSE_BADATVAL)
+        managed.scheds[name] = default_sched(managed.server_name)
+    elif name not in managed.scheds:
+        raise PbsError(PBSE_UNKSCHED)
+    if command == "delete":
+        if name == "default":
+            raise PbsError(PBSE_PERM)
+        del managed.scheds[name]
+        outcome.deleted.add(("sched", name))
+        return
+    if command == "unset":
+        defaults = default_sched(managed.server_name)
+        sched = managed.scheds[name]
+        _manage_attrs(sched, "sched", "unset", attrs, managed)
+        for attr, _, _ in attrs:
+            if attr in defaults:
+                sched[attr] = defaults[attr]
+        sched_sorted = sorted(sched.items(), key=lambda kv: qmgr_attrs.order_key("sched", kv[0]))
+        sched.clear()
+        sched.update(sched_sorted)
+    else:
+        _manage_attrs(managed.scheds[name], "sched", "set", attrs, managed)
+    outcome.changed.add(("sched", name))
+    outcome.kick_scheduler = True
+
+
+def _manage_resource(managed: Managed, command: str, name: str,
+                     attrs: List[Tuple[str, str, str]], outcome: Outcome) -> None:
+    if command == "create":
+        if name in managed.resources or name in BUILTIN_RESOURCES:
+            raise PbsError(PBSE_BADATVAL, "Duplicate entry in list ")
+        resource = {"type": "long", "flag": ""}
+        managed.resources[name] = resource
+    elif name not in managed.resources:
+        raise PbsError(PBSE_UNKRESC)
+    if command == "delete":
+        del managed.resources[name]
+        outcome.deleted.add(("resource", name))
+        return
+    resource = managed.resources[name]
+    for attr, _, value in attrs:
+        if attr not in ("type", "flag"):
+            raise PbsError(PBSE_NOATTR)
+        if attr == "type" and value not in RESOURCE_TYPES:
+            raise PbsError(PBSE_BADATVAL)
+        resource[attr] = "" if command == "unset" else value
+    outcome.changed.add(("resource", name))
+
+
+# -- hooks -----------------------------------------------------------------------------------
+
+def _require_hook_access(managed: Managed, caller: Caller) -> None:
+    if not caller.is_manager:
+        raise hook_error("%s is unauthorized to access hooks data from server %s"
+                         % (caller.who, managed.server_name))
+
+
+def _manage_hook(managed: Managed, caller: Caller, command: str, name: str,
+                 attrs: List[Tuple[str, str, str]], outcome: Outcome) -> None:
+    if command == "create":
+        if name in managed.hooks:
+            raise hook_error("hook name '%s' already registered, try another name" % name)
+        hook = Hook(name)
+        for attr, op, value in attrs:
+            set_hook_attr(hook, attr, op, value)
+        managed.hooks[name] = hook
+        outcome.logs.append((_LOG_ADMIN, "Hook", name, "created at request of %s" % caller.who))
+    elif name not in managed.hooks:
+        raise hook_error("%s does not exist!" % name)
+    elif command == "delete":
+        del managed.hooks[name]
+        outcome.deleted.add(("hook", name))
+        outcome.logs.append((_LOG_ADMIN, "Hook", name, "deleted at request of %s" % caller.who))
+        return
+    elif command in ("set", "unset"):
+        staged = managed.hooks[name].copy()
+        for attr, op, value in attrs:
+            if command == "set":
+                set_hook_attr(staged, attr, op, value)
+            else:
+                unset_hook_attr(staged, attr)
+        managed.hooks[name] = staged
+        outcome.logs.append((_LOG_ADMIN, "Hook", name,
+                             "mgr_hook_%s at request of %s" % (command, caller.who)))
+    else:
+        raise PbsError(PBSE_NOSUP)
+    outcome.changed.add(("hook", name))
+
+
+def _decode(content: str, encoding: str) -> str:
+    if encoding == "default":
+        return content
+    try:
+        raw = base64.b64decode("".join(content.split()), validate=True)
+    except (binascii.Error, ValueError):
+        raise hook_error("Failed to decode base64 hook content") from None
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def _check_content(content_type: str, encoding: str, export: bool) -> None:
+    if content_type not in (CONTENT_PYTHON, CONTENT_CONFIG):
+        raise hook_error("<content-type> must be application/x-python" if export else
+                         "<content-type> must be application/x-python or application/x-config")
+    if encoding not in ("default", "base64"):
+        raise hook_error("<content-encoding> must be 'default' or 'base64'")
+
+
+def _hookio(managed: Managed, caller: Caller, args: Dict[str, Any], outcome: Outcome) -> None:
+    _require_hook_access(managed, caller)
+    command = str(args.get("command", ""))
+    name = str(args.get("name", ""))
+    content_type = str(args.get("content_type", ""))
+    encoding = str(args.get("encoding", ""))
+    if name not in managed.hooks:
+        raise hook_error("%s does not exist!" % name)
+    _check_content(content_type, encoding, command == "export")
+    hook = managed.hooks[name]
+    if command == "export":
+        text = hook.script if content_type == CONTENT_PYTHON else hook.config
+        text = text or ""
+        if encoding == "base64":
+            text = base64.b64encode(text.encode("utf-8", "surrogateescape")).decode("ascii")
+        outcome.data = {"content": text}
+        outcome.logs.append((_LOG_ADMIN, "Hook", name,
+                             "mgr_hook_export at request of %s" % caller.who))
+        return
+    if command != "import":
+        raise PbsError(PBSE_IVALREQ)
+    content = _decode(str(args.get("content", "")), encoding)
+    outcome.logs.append((_LOG_ADMIN, "Hook", name,
+                         "mgr_hook_import at request of %s" % caller.who))
+    previous = hook.script if content_type == CONTENT_PYTHON else hook.config
+    if content_type == CONTENT_PYTHON:
+        try:
+            compile(content, "<embedded code object>", "exec")
+        except (SyntaxError, ValueError):
+            raise hook_error("Failed to compile script") from None
+        hook.script = content
+    else:
+        hook.config = content
+    warning: Optional[str] = None
+    if previous is not None:
+        warning = "hook '%s' contents overwritten" % name
+        outcome.logs.append((0x0100, "Hook", "mgr_hook_import", warning))
+    outcome.data = {"warning": warning}
+    outcome.changed.add(("hook", name))
+
+
+# -- status --------------------------------------------------------------------------------
+
+def stat_sched(managed: Managed, name: Optional[str]) -> List[Dict[str, Any]]:
+    if name and name not in managed.scheds:
+        raise PbsError(PBSE_UNKSCHED)
+    names = [name] if name else list(managed.scheds)
+    return [{"name": n, "attrs": [[k, v] for k, v in managed.scheds[n].items()]}
+            for n in names]
+
+
+def stat_hook(managed: Managed, name: Optional[str]) -> List[Dict[str, Any]]:
+    if name and name not in managed.hooks:
+        raise PbsError(PBSE_HOOKERROR, "hook not found")
+    names = [name] if name else list(managed.hooks)
+    return [{"name": n, "attrs": managed.hooks[n].attr_pairs(),
+             "script": managed.hooks[n].script, "config": managed.hooks[n].config}
+            for n in names]
+
+
+def stat_resource(managed: Managed, name: Optional[str]) -> List[Dict[str, Any]]:
+    if name and name not in managed.resources:
+        raise PbsError(PBSE_UNKRESC)
+    names = [name] if name else list(managed.resources)
+    return [{"name": n, "attrs": [[k, v] for k, v in managed.resources[n].items() if v]}
+            for n in names]
