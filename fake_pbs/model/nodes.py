@@ -1,0 +1,178 @@
+"""Vnodes as the scheduler sees them: what each offers, what is in use, and whether it is free.
+
+Built from the server's node attribute dicts (``resources_available.*``,
+``resources_assigned.*``, ``state``, ``sharing``) and the running jobs (``exec_vnode``,
+``exec_host``), then changed in place as a scheduling cycle places jobs, so later jobs in the same
+cycle see the earlier ones.
+"""
+import re
+from typing import Dict, List, Mapping, Optional, Sequence, Set
+
+from fake_pbs.model.select import SIZE_RESOURCES, parse_size, size_kb
+
+__all__ = ["VNode", "CONSUMABLES", "build_vnodes", "parse_exec_vnode", "parse_exec_host",
+           "HOLDING_STATES", "resource_amount"]
+
+# The consumable resources the fake schedules (sched_config ``resources:`` of the fake: the PBS
+# default plus ngpus, which the fake defines on every cluster). Sizes are kept in kb.
+CONSUMABLES = ("ncpus", "mem", "ngpus")
+
+# Job states whose exec_vnode still holds resources (E keeps them until the final release).
+HOLDING_STATES = frozenset({"R", "E"})
+
+# States that make a vnode ineligible; only "free" is free (node_info.cpp add_node_state).
+_FREE = "free"
+
+_EXEC_HOST_RE = re.compile(r"^(.*)/(\d+)(?:\*(\d+))?$")
+
+
+def resource_amount(name: str, value: str) -> int:
+    """A consumable amount as an integer: sizes in kb, counts as they are."""
+    if name in SIZE_RESOURCES:
+        return size_kb(parse_size(value))
+    return int(value)
+
+
+class VNode:
+    """One vnode during a cycle. ``avail``/``assigned`` map consumable names to amounts."""
+
+    def __init__(self, name: str, attrs: Mapping[str, str]) -> None:
+        self.name = name
+        self.host = attrs.get("resources_available.host", name)
+        self.states: Set[str] = {word.strip() for word in attrs.get("state", _FREE).split(",")}
+        self.sharing = attrs.get("sharing", "default_shared")
+        self.avail: Dict[str, int] = {}
+        self.assigned: Dict[str, int] = {}
+        self.strings: Dict[str, str] = {"host": self.host, "vnode": name}
+        for key, value in attrs.items():
+            if key.startswith("resources_available."):
+                res = key[len("resources_available."):]
+                if res in CONSUMABLES:
+                    self.avail[res] = _amount_or_zero(res, value)
+                elif res not in ("host", "vnode"):
+                    self.strings[res] = value
+        self.has_assigned_attrs = any(key.startswith("resources_assigned.") for key in attrs)
+        for res in CONSUMABLES:
+            key = "resources_assigned." + res
+            self.assigned[res] = _amount_or_zero(res, attrs[key]) if key in attrs else 0
+        self.used_slots: Set[int] = set()
+        self.job_count = 0
+        self.exclusive_job = "job-exclusive" in self.states
+
+    @property
+    def usable(self) -> bool:
+        """Up, not offline, and not reserved: its state is only ``free`` (busy is computed)."""
+        return self.states <= {_FREE, "job-busy", "job-sharing"} and not self.exclusive_job
+
+    @property
+    def is_free(self) -> bool:
+        """Free as the scheduler counts free nodes: usable and not every cpu in use."""
+        return self.usable and not self.cpus_full
+
+    @property
+    def cpus_full(self) -> bool:
+        total = self.avail.get("ncpus", 0)
+        return total > 0 and self.assigned.get("ncpus", 0) >= total
+
+    def free(self, res: str) -> int:
+        return self.avail.get(res, 0) - self.assigned.get(res, 0)
+
+    def first_free_slot(self) -> int:
+        slot = 0
+        while slot in self.used_slots:
+            slot += 1
+        return slot
+
+    def take_slots(self, count: int) -> int:
+        """Claim ``count`` cpu slots; return the first index, as exec_host shows it."""
+        first = self.first_free_slot()
+        for _ in range(count):
+            self.used_slots.add(self.first_free_slot())
+        return first
+
+    def allocate(self, amounts: Mapping[str, int], slots: int) -> int:
+        for res, amount in amounts.items():
+            self.assigned[res] = self.assigned.get(res, 0) + amount
+        self.job_count += 1
+        return self.take_slots(slots)
+
+    def release(self, amounts: Mapping[str, int], slots: Sequence[int]) -> None:
+        for res, amount in amounts.items():
+            self.assigned[res] = self.assigned.get(res, 0) - amount
+        self.job_count = max(self.job_count - 1, 0)
+        self.used_slots.difference_update(slots)
+
+
+def _amount_or_zero(res: str, value: str) -> int:
+    try:
+        return resource_amount(res, value)
+    except ValueError:
+        return 0
+
+
+def parse_exec_vnode(text: str) -> List[Dict[str, str]]:
+    """``(a:ncpus=2:mem=1kb)+(b:ncpus=1)`` -> ``[{"vnode": "a", "ncpus": "2", ...}, ...]``."""
+    chunks: List[Dict[str, str]] = []
+    for part in text.split("+"):
+        part = part.strip().strip("()")
+        if not part:
+            continue
+        words = part.split(":")
+        chunk = {"vnode": words[0]}
+        for word in words[1:]:
+            name, _, value = word.partition("=")
+            chunk[name] = value
+        chunks.append(chunk)
+    return chunks
+
+
+def parse_exec_host(text: str) -> List[List[int]]:
+    """``a/0*2+b/1`` -> the cpu slot indices of each chunk: ``[[0, 1], [1]]``."""
+    slots: List[List[int]] = []
+    for part in text.split("+"):
+        match = _EXEC_HOST_RE.match(part.strip())
+        if match is None:
+            slots.append([])
+            continue
+        first, count = int(match.group(2)), int(match.group(3) or 1)
+        slots.append(list(range(first, first + count)))
+    return slots
+
+
+def build_vnodes(nodes: Mapping[str, Mapping[str, str]],
+                 jobs: Sequence[Mapping[str, str]]) -> Dict[str, VNode]:
+    """The cycle's vnodes, with what the running jobs hold.
+
+    ``resources_assigned.*`` from the server is the truth when present; otherwise the amounts come
+    from the exec_vnode of the jobs that still hold resources. Slots always come from exec_host.
+    """
+    vnodes = {name: VNode(name, attrs) for name, attrs in nodes.items()}
+    for job in jobs:
+        if job.get("job_state") not in HOLDING_STATES or not job.get("exec_vnode"):
+            continue
+        exclusive = _is_exclusive(job)
+        chunks = parse_exec_vnode(job["exec_vnode"])
+        slot_lists = parse_exec_host(job.get("exec_host", ""))
+        for index, chunk in enumerate(chunks):
+            vnode = vnodes.get(chunk["vnode"])
+            if vnode is None:
+                continue
+            vnode.job_count += 1
+            if exclusive:
+                vnode.exclusive_job = True
+            if not vnode.has_assigned_attrs:
+                for res in CONSUMABLES:
+                    if res in chunk:
+                        vnode.assigned[res] += _amount_or_zero(res, chunk[res])
+            if index < len(slot_lists):
+                vnode.used_slots.update(slot_lists[index])
+    return vnodes
+
+
+def _is_exclusive(job: Mapping[str, str]) -> bool:
+    place = job.get("Resource_List.place", "")
+    return any(word in ("excl", "exclhost") for word in place.split(":"))
+
+
+def node_value(vnode: VNode, res: str) -> Optional[str]:
+    return vnode.strings.get(res)

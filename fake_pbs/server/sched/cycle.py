@@ -1,0 +1,262 @@
+"""One scheduling cycle, as a pure function of the server's attribute dicts and ``now``.
+
+What OpenPBS's default scheduler does with the default sched_config (``by_queue``, no
+``job_sort_key``, ``preemptive_sched: true``): consider the queued jobs in preemption-priority
+order, then queue ``Priority``, then submission order; run each job whose chunks fit
+(``placement``); comment the others with PBS's reasons; and when a high-priority job
+(``preempt_prio``) cannot run, pick lower-priority running victims, most recently started first,
+with the methods each can take. Jobs that share a queue/select/place fail the same way within a
+cycle, so the cost of a cycle with thousands of queued jobs grows with the jobs that can actually
+run.
+"""
+from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+
+from fake_pbs.model.errors import PbsError
+from fake_pbs.model.nodes import CONSUMABLES, VNode, build_vnodes, parse_exec_host, \
+    parse_exec_vnode, resource_amount
+from fake_pbs.model.placement import Failure, Placement, commit, place_job
+from fake_pbs.model.preempt import DEFAULT_ORDER, DEFAULT_PRIO, DEFAULT_QUEUE_PRIO, OrderStep, \
+    methods_for, parse_preempt_order, parse_preempt_prio, usable_methods
+from fake_pbs.model.select import Chunk, Place, parse_place, parse_select
+
+__all__ = ["Run", "Preemption", "CycleResult", "run_cycle"]
+
+Attrs = Mapping[str, str]
+
+
+class Run(NamedTuple):
+    """Start ``jobid`` on these vnodes. ``hosts``: one dict per chunk (host, ncpus, mpiprocs,
+    ngpus, mem, ompthreads) in select order, for the mom's PBS_NODEFILE."""
+
+    jobid: str
+    exec_vnode: str
+    exec_host: str
+    hosts: List[Dict[str, object]]
+
+
+class Preemption(NamedTuple):
+    """``run`` (the high-priority job's planned start) once every victim is out of the way.
+
+    ``victims``: ``(victim_jobid, methods)`` with the methods to try in order (``["S", "R"]``).
+    """
+
+    run: Run
+    victims: List[Tuple[str, List[str]]]
+
+
+class CycleResult(NamedTuple):
+    runs: List[Run]
+    comments: Dict[str, str]
+    preempt: List[Preemption]
+
+
+def _false(value: Optional[str]) -> bool:
+    return value is not None and value.strip().lower() in ("false", "f", "0", "n", "no")
+
+
+def _number(value: Optional[str], default: float = 0.0) -> float:
+    try:
+        return float(value) if value not in (None, "") else default
+    except ValueError:
+        return default
+
+
+class _Policy:
+    """The scheduler object's preemption settings, with PBS's defaults for bad values."""
+
+    def __init__(self, sched: Attrs) -> None:
+        try:
+            self.order: List[OrderStep] = parse_preempt_order(
+                sched.get("preempt_order", DEFAULT_ORDER))
+        except PbsError:
+            self.order = parse_preempt_order(DEFAULT_ORDER)
+        try:
+            self.levels = parse_preempt_prio(sched.get("preempt_prio", DEFAULT_PRIO))
+        except PbsError:
+            self.levels = parse_preempt_prio(DEFAULT_PRIO)
+        self.queue_prio = _number(sched.get("preempt_queue_prio"), float(DEFAULT_QUEUE_PRIO))
+        self.enabled = not _false(sched.get("preemptive_sched"))
+        self.checkpoint = sched.get("_checkpoint_configured", "False") == "True"
+
+    def level(self, queue: Attrs) -> int:
+        """Preemption priority of a job in ``queue``: higher preempts lower."""
+        express = _number(queue.get("Priority")) >= self.queue_prio
+        wanted = {"express_queue"} if express else {"normal_jobs"}
+        normal = 0
+        for index, words in enumerate(self.levels):
+            rank = len(self.levels) - index
+            if set(words) == wanted:
+                return rank
+            if words == ["normal_jobs"]:
+                normal = rank
+        return normal
+
+
+class _Request(NamedTuple):
+    chunks: List[Chunk]
+    place: Place
+
+
+def _request(job: Attrs) -> Optional[_Request]:
+    try:
+        chunks = parse_select(job.get("Resource_List.select") or "1:ncpus=1")
+        place = parse_place(job.get("Resource_List.place") or "pack")
+    except PbsError:
+        return None
+    return _Request(chunks, place)
+
+
+def _eligible(job: Attrs, queues: Mapping[str, Attrs], now: float) -> bool:
+    if job.get("job_state") != "Q" or job.get("array") == "True":
+        return False
+    queue = queues.get(job.get("queue", ""))
+    if queue is None or queue.get("queue_type", "Execution")[:1].lower() == "r":
+        return False
+    if _false(queue.get("started")):
+        return False
+    return _number(job.get("Execution_Time")) <= now
+
+
+def _holding(job: Attrs) -> List[Tuple[str, Dict[str, int], List[int]]]:
+    """What a running job holds: (vnode, amounts, slots) per chunk."""
+    held = []
+    slots = parse_exec_host(job.get("exec_host", ""))
+    for index, chunk in enumerate(parse_exec_vnode(job.get("exec_vnode", ""))):
+        amounts = {}
+        for res in CONSUMABLES:
+            if res in chunk:
+                try:
+                    amounts[res] = resource_amount(res, chunk[res])
+                except ValueError:
+                    continue
+        held.append((chunk["vnode"], amounts, slots[index] if index < len(slots) else []))
+    return held
+
+
+def _release(vnodes: Mapping[str, VNode], job: Attrs, back: bool = False) -> None:
+    for name, amounts, slots in _holding(job):
+        vnode = vnodes.get(name)
+        if vnode is None:
+            continue
+        if back:
+            vnode.allocate(amounts, 0)
+            vnode.used_slots.update(slots)
+        else:
+            vnode.release(amounts, slots)
+
+
+class _Cycle:
+    def __init__(self, sched: Attrs, queues: Mapping[str, Attrs],
+                 nodes: Mapping[str, Attrs], jobs: Sequence[Attrs], now: float) -> None:
+        self.queues = queues
+        self.jobs = jobs
+        self.now = now
+        self.policy = _Policy(sched)
+        self.vnodes = build_vnodes(nodes, jobs)
+        self.result = CycleResult([], {}, [])
+        self.failed: Dict[Tuple[str, str, str], Failure] = {}
+
+    def order(self) -> List[Attrs]:
+        """Preemption priority, then queue Priority, then submission (qtime, then input order)."""
+        keyed = []
+        for index, job in enumerate(self.jobs):
+            if not _eligible(job, self.queues, self.now):
+                continue
+            queue = self.queues[job.get("queue", "")]
+            qtime = _number(job.get("qtime") or job.get("_qtime_epoch"))
+            keyed.append(((-self.policy.level(queue), -_number(queue.get("Priority")), qtime,
+                           index), job))
+        keyed.sort(key=lambda item: item[0])
+        return [job for _, job in keyed]
+
+    def comment(self, job: Attrs, text: str) -> None:
+        if job.get("comment") != text:
+            self.result.comments[job["id"]] = text
+
+    def run(self) -> CycleResult:
+        for job in self.order():
+            request = _request(job)
+            if request is None:
+                continue
+            key = (job.get("queue", ""), job.get("Resource_List.select", ""),
+                   job.get("Resource_List.place", ""))
+            outcome: Union[Placement, Failure]
+            outcome = self.failed[key] if key in self.failed else \
+                place_job(request.chunks, request.place, self.vnodes)
+            if isinstance(outcome, Placement):
+                exec_vnode, exec_host, hosts = commit(outcome, request.place, self.vnodes)
+                self.result.runs.append(Run(job["id"], exec_vnode, exec_host, hosts))
+                continue
+            if not outcome.never and self.try_preempt(job, request):
+                continue
+            self.failed[key] = outcome
+            self.comment(job, outcome.comment)
+        return self.result
+
+    def victims_for(self, level: int) -> List[Attrs]:
+        """Running jobs of lower preemption priority with a usable method, newest first."""
+        found = []
+        for job in self.jobs:
+            if job.get("job_state") != "R" or not job.get("exec_vnode") or \
+                    job.get("_preempt_pending") or job.get("preempt_pending"):
+                continue
+            queue = self.queues.get(job.get("queue", ""), {})
+            if self.policy.level(queue) >= level:
+                continue
+            if not self.methods(job):
+                continue
+            found.append(job)
+        found.sort(key=lambda job: (_number(job.get("stime")), job["id"]), reverse=True)
+        return found
+
+    def methods(self, job: Attrs) -> List[str]:
+        letters = methods_for(job, self.policy.order, self.now)
+        return usable_methods(job, letters, self.policy.checkpoint)
+
+    def try_preempt(self, job: Attrs, request: _Request) -> bool:
+        if not self.policy.enabled:
+            return False
+        queue = self.queues.get(job.get("queue", ""), {})
+        candidates = self.victims_for(self.policy.level(queue))
+        chosen: List[Attrs] = []
+        placed: Optional[Placement] = None
+        for victim in candidates:
+            _release(self.vnodes, victim)
+            chosen.append(victim)
+            outcome = place_job(request.chunks, request.place, self.vnodes)
+            if isinstance(outcome, Placement):
+                placed = outcome
+                break
+        if placed is None:
+            for victim in chosen:
+                _release(self.vnodes, victim, back=True)
+            return False
+        # Spare the victims the job does not need after all (oldest-chosen last).
+        for victim in list(reversed(chosen[:-1])):
+            _release(self.vnodes, victim, back=True)
+            outcome = place_job(request.chunks, request.place, self.vnodes)
+            if isinstance(outcome, Placement):
+                chosen.remove(victim)
+                placed = outcome
+            else:
+                _release(self.vnodes, victim)
+        exec_vnode, exec_host, hosts = commit(placed, request.place, self.vnodes)
+        run = Run(job["id"], exec_vnode, exec_host, hosts)
+        victims = [(victim["id"], self.methods(victim)) for victim in chosen]
+        self.result.preempt.append(Preemption(run, victims))
+        return True
+
+
+def run_cycle(server: Attrs, sched: Attrs, queues: Mapping[str, Attrs],
+              nodes: Mapping[str, Attrs], jobs: Sequence[Attrs], now: float) -> CycleResult:
+    """One cycle: the jobs to start, the comments that changed, and the preemptions wanted.
+
+    Nothing runs when ``scheduling`` is False on the server or the scheduler object. Jobs carry
+    ``id`` and their attributes (``job_state``, ``queue``, ``Resource_List.*``, ``qtime`` epoch,
+    ``exec_vnode``/``exec_host``/``stime`` when running). Victims of a preemption still under way
+    should carry ``preempt_pending`` (or ``_preempt_pending``) so they are not chosen twice, and
+    the high-priority job should not be passed again until its preemption finished.
+    """
+    if _false(server.get("scheduling")) or _false(sched.get("scheduling")):
+        return CycleResult([], {}, [])
+    return _Cycle(sched, queues, nodes, jobs, now).run()
