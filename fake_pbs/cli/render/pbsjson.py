@@ -1,0 +1,189 @@
+"""The JSON writer of OpenPBS 23.06 (``-F json``), bugs included.
+
+PBS builds a flat list of nodes (object start, value, object end...) and prints it with a
+4-space indent and ``"key":value``.  Reproduced on purpose, because clients meet them:
+
+* value typing by ``strtod``: a value that is wholly a C number (trailing blanks allowed) is
+  written raw, unless it starts with ``0`` and is >= 1 (``005`` stays a string).  So ``inf``,
+  ``nan``, ``+5``, ``.5`` or ``0x1p3``-like values come out raw and make the document invalid;
+* the partial escaping of attribute values (``JSON_ESCAPE``): a backslash and the character
+  after it are copied verbatim (so ``c\\d`` is invalid JSON, transcript a19f), except that
+  ``\\'`` and ``\\,`` lose the backslash; a double quote is escaped unless a backslash precedes
+  it or it is the first character;
+* keys are never escaped;
+* when nothing opened an object under the top level (no job was shown), the last "end" closes
+  the top level itself and the document ends without the final newline (transcript b11e).
+"""
+import re
+from typing import List, Optional, Tuple
+
+from fake_pbs.cli.render.values import show_nonprint
+
+# Node kinds and value types, named after PBS's enums.
+OBJECT, OBJECT_END, ARRAY, ARRAY_END, VALUE = "object", "end", "array", "array_end", "value"
+NONE, STRING, INT, NUMERIC = "none", "string", "int", "numeric"
+ESCAPE, FULLESCAPE = "escape", "full"
+
+_CSPACE = " \t\n\v\f\r"
+_C_NUMBER = re.compile(
+    r"[ \t\n\v\f\r]*[+-]?(?:"
+    r"0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?"
+    r"|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+    r"|(?i:infinity|inf|nan(?:\([0-9A-Za-z_]*\))?)"
+    r")[ \t\n\v\f\r]*\Z")
+
+Node = Tuple[str, str, Optional[str], str]  # kind, value type, key, text
+
+
+def _strtod_value(text: str) -> float:
+    core = text.strip(_CSPACE)
+    sign = -1.0 if core.startswith("-") else 1.0
+    core = core.lstrip("+-")
+    lowered = core.lower()
+    if lowered.startswith("0x"):
+        body = core[2:]
+        if "p" not in body.lower():
+            body += "p0"
+        return sign * float.fromhex("0x" + body)
+    if lowered.startswith("nan"):
+        return float("nan")
+    return sign * float(core)
+
+
+def is_c_number(text: str) -> bool:
+    """True when PBS 23.06 writes ``text`` as a raw JSON number (see the module doc)."""
+    if not text.strip(_CSPACE) or not _C_NUMBER.match(text):
+        return False
+    try:
+        value = _strtod_value(text)
+    except (ValueError, OverflowError):
+        return False
+    return text[0] != "0" or value < 1
+
+
+def escape_value(text: str, mode: str) -> str:
+    """PBS's ``strdup_escape``: ``mode`` ESCAPE (attribute values) or FULLESCAPE."""
+    out: List[str] = []
+    i = 0
+    n = len(text)
+    controls = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+    while i < n:
+        ch = text[i]
+        if ch in controls:
+            out.append(controls[ch])
+            i += 1
+        elif ch == '"':
+            if mode == ESCAPE:
+                if i > 0 and text[i - 1] != "\\":
+                    out.append("\\")
+                out.append(ch)
+            else:
+                out.append('\\"')
+            i += 1
+        elif ch == "\\":
+            if mode == ESCAPE:
+                nxt = text[i + 1] if i + 1 < n else ""
+                if nxt in ("'", ","):
+                    out.append(nxt)
+                    i += 2
+                else:
+                    out.append(ch + nxt)
+                    i += 2 if nxt else 1
+            else:
+                out.append("\\\\")
+                i += 1
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+class JsonDoc:
+    """An ordered list of PBS JSON nodes; :meth:`render` prints it as PBS does."""
+
+    def __init__(self) -> None:
+        self.nodes: List[Node] = []
+
+    def open_object(self, key: str) -> None:
+        self.nodes.append((OBJECT, NONE, key, ""))
+
+    def close(self) -> None:
+        self.nodes.append((OBJECT_END, NONE, None, ""))
+
+    def close_with_string(self, key: str, text: str) -> None:
+        """An "end" node that also carries a string (pbsnodes' ``"Error"`` entries)."""
+        self.nodes.append((OBJECT_END, STRING, key, escape_value(text, FULLESCAPE)))
+
+    def open_array(self, key: str) -> None:
+        self.nodes.append((ARRAY, NONE, key, ""))
+
+    def close_array(self) -> None:
+        self.nodes.append((ARRAY_END, NONE, None, ""))
+
+    def value(self, key: Optional[str], text: str, mode: str = ESCAPE) -> None:
+        """A value typed by the strtod rule (``JSON_NULL`` in PBS)."""
+        if is_c_number(text):
+            self.nodes.append((VALUE, NUMERIC, key, text))
+        else:
+            self.nodes.append((VALUE, STRING, key, escape_value(text, mode)))
+
+    def string(self, key: Optional[str], text: str, mode: str = FULLESCAPE) -> None:
+        self.nodes.append((VALUE, STRING, key, escape_value(text, mode)))
+
+    def integer(self, key: Optional[str], number: int) -> None:
+        self.nodes.append((VALUE, INT, key, str(number)))
+
+    def render(self) -> str:
+        return render_nodes(self.nodes)
+
+
+def render_nodes(nodes: List[Node]) -> str:
+    """PBS's ``generate_json``, step by step (its state machine decides commas and ends)."""
+    out: List[str] = ["{"]
+    indent = 4
+    comma = False
+    levels = [0]  # indent of the innermost open array, per array depth
+    for kind, vtype, key, text in nodes:
+        in_array = levels[-1] == indent
+        ending_object = ending_array = False
+        if kind in (OBJECT, ARRAY):
+            out.append(",\n" if comma else "\n")
+            opener = "{" if kind == OBJECT else "["
+            if in_array:
+                out.append(" " * indent + opener)
+            else:
+                out.append("%s\"%s\":%s" % (" " * indent, key, opener))
+            indent += 4
+            comma = False
+            if kind == OBJECT:
+                continue
+            levels.append(indent)
+        elif kind == OBJECT_END:
+            ending_object = True
+        elif kind == ARRAY_END:
+            ending_array = True
+        if vtype != NONE:
+            in_array = levels[-1] == indent
+            out.append(",\n" if comma else "\n")
+            if vtype == STRING:
+                shown = '"%s"' % show_nonprint(text)
+            else:
+                shown = text
+            if in_array:
+                out.append(" " * indent + shown)
+            else:
+                out.append("%s\"%s\":%s" % (" " * indent, key, shown))
+            comma = True
+        if ending_array:
+            indent -= 4
+            out.append("\n%s]" % (" " * indent))
+            levels.pop()
+            comma = True
+        elif ending_object:
+            indent -= 4
+            out.append("\n%s}" % (" " * indent))
+            comma = True
+    indent -= 4
+    if indent == 0:
+        out.append("\n}\n")
+    return "".join(out)

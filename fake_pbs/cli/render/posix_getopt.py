@@ -1,0 +1,63 @@
+"""``getopt(3)`` as glibc's behaves for the PBS commands (which are linked against it).
+
+glibc permutes: options may follow operands (``qstat 12 -f`` works) until ``--``; letters
+group (``-Qf``); an argument is glued or in the next word; its messages
+(``qstat: invalid option -- 'Z'``) are written to stderr by the caller.
+"""
+from typing import List, Optional, Tuple
+
+Option = Tuple[str, Optional[str]]
+
+
+class GetoptResult:
+    """Parsed options in order, the operands, and glibc's error messages (if any)."""
+
+    def __init__(self) -> None:
+        self.options: List[Option] = []
+        self.operands: List[str] = []
+        self.errors: List[str] = []
+
+
+def getopt(cmd: str, argv: List[str], spec: str) -> GetoptResult:
+    """Parse ``argv`` (without the program name) against ``spec`` (``"ab:c"``).
+
+    An unknown letter or a missing argument becomes the option ``"?"`` and a message in
+    ``errors``, so the caller can keep PBS's "count the errors, then print usage" logic.
+    """
+    result = GetoptResult()
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word == "--":
+            i += 1
+            break
+        if not word.startswith("-") or word == "-":
+            result.operands.append(word)
+            i += 1
+            continue
+        j = 1
+        while j < len(word):
+            letter = word[j]
+            where = spec.find(letter) if letter != ":" else -1
+            if where < 0:
+                result.errors.append("%s: invalid option -- '%s'" % (cmd, letter))
+                result.options.append(("?", None))
+                j += 1
+                continue
+            takes_arg = spec[where + 1:where + 2] == ":"
+            if not takes_arg:
+                result.options.append((letter, None))
+                j += 1
+                continue
+            if j + 1 < len(word):
+                result.options.append((letter, word[j + 1:]))
+            elif i + 1 < len(argv):
+                i += 1
+                result.options.append((letter, argv[i]))
+            else:
+                result.errors.append("%s: option requires an argument -- '%s'" % (cmd, letter))
+                result.options.append(("?", None))
+            break
+        i += 1
+    result.operands.extend(argv[i:])
+    return result

@@ -1,0 +1,69 @@
+"""Value helpers shared by the renderers: PBS's ctime dates, atol, control-character display."""
+import time
+from typing import List, Optional, Sequence, Tuple
+
+Pair = Tuple[str, str]
+Pairs = Sequence[Sequence[str]]
+
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def atol(text: str) -> int:
+    """C ``atol``: leading blanks, a sign and digits; anything else ends the number (0 if none)."""
+    s = text.lstrip(" \t\n\v\f\r")
+    sign = 1
+    if s[:1] in ("+", "-"):
+        sign = -1 if s[0] == "-" else 1
+        s = s[1:]
+    digits = ""
+    for ch in s:
+        if not ch.isdigit() or not ch.isascii():
+            break
+        digits += ch
+    return sign * int(digits) if digits else 0
+
+
+def ctime_text(epoch: int) -> str:
+    """``ctime(3)`` without its newline, in local time: ``Sat Nov 21 19:52:14 2026``."""
+    tm = time.localtime(epoch)
+    return "%s %s %2d %02d:%02d:%02d %d" % (
+        _DAYS[tm.tm_wday], _MONTHS[tm.tm_mon - 1], tm.tm_mday,
+        tm.tm_hour, tm.tm_min, tm.tm_sec, tm.tm_year)
+
+
+def show_nonprint(text: str) -> str:
+    """PBS's ``show_nonprint_chars``: control characters other than newline and tab as ``^X``.
+
+    (PBS also mangles bytes >= 0x80 because its ``char`` is signed; the fake leaves non-ASCII
+    text alone on purpose.)
+    """
+    if not any(ord(ch) < 32 for ch in text):
+        return text
+    out: List[str] = []
+    for ch in text:
+        code = ord(ch)
+        if code < 32 and ch not in "\n\t":
+            out.append("^" + chr(code + 64))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def split_name(key: str) -> Tuple[str, Optional[str]]:
+    """``"Resource_List.ncpus"`` -> ``("Resource_List", "ncpus")``; plain names get ``None``."""
+    name, dot, resource = key.partition(".")
+    return (name, resource) if dot else (key, None)
+
+
+def pairs_of(attrs: Pairs) -> List[Pair]:
+    """Normalize the wire form (lists of two strings) to tuples."""
+    return [(str(item[0]), str(item[1])) for item in attrs]
+
+
+def get_value(attrs: Pairs, key: str) -> Optional[str]:
+    """The first value of ``key`` among ``attrs``, or None."""
+    for item in attrs:
+        if item[0] == key:
+            return str(item[1])
+    return None
