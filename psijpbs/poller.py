@@ -1,0 +1,145 @@
+"""The thread that polls PBS for the executor's jobs, with an interval that adapts to job age.
+
+It replaces PSI/J's ``_QueuePollThread``, whose rules do not fit PBS: a job missing from the
+output counts as COMPLETED, and one unknown id in a batch (rc 153) eventually fails every job.
+Here the executor decides each job separately (``_poll_statuses``) and only a failure of qstat as
+a whole counts as a poll error.
+"""
+import logging
+import time
+import traceback
+import weakref
+from threading import Event, RLock, Thread
+from typing import TYPE_CHECKING, Dict, List, Optional
+
+from psij import Job, JobState, JobStatus
+
+from psijpbs.config import PBSProExecutorConfig
+
+if TYPE_CHECKING:  # pragma: no cover
+    from psijpbs.executor import PBSProJobExecutor
+
+logger = logging.getLogger(__name__)
+
+#: The interval grows by this fraction of the youngest job's age (time since the last
+#: submission, attach or cancel), between the configured minimum and maximum.
+AGE_FACTOR = 0.2
+
+
+def poll_interval(age: float, minimum: float, maximum: float) -> float:
+    """Seconds to wait before the next poll, given the age of the youngest activity."""
+    return max(minimum, min(maximum, age * AGE_FACTOR))
+
+
+class PBSProPoller(Thread):
+    """Polls qstat for all registered jobs of one executor (a daemon thread)."""
+
+    def __init__(self, name: str, config: PBSProExecutorConfig,
+                 executor: 'PBSProJobExecutor') -> None:
+        super().__init__(name=name, daemon=True)
+        self.config = config
+        self.done = False
+        self.executor = weakref.ref(executor, self._stop)
+        self._jobs: Dict[str, List[Job]] = {}
+        self._lock = RLock()
+        self._wake = Event()
+        self._activity = time.monotonic()
+        self._last_poll = 0.0
+        self._error_count = 0
+
+    def _stop(self, _ref: object) -> None:
+        self.done = True
+        self._wake.set()
+
+    def register_job(self, job: Job) -> None:
+        """Start tracking ``job`` (after submit or attach)."""
+        assert job.native_id
+        with self._lock:
+            self._jobs.setdefault(job.native_id, []).append(job)
+        self.note_activity()
+
+    def note_activity(self) -> None:
+        """Poll soon and often again (a job was submitted, attached or canceled)."""
+        self._activity = time.monotonic()
+        self._wake.set()
+
+    def _next_due(self, now: float) -> float:
+        interval = poll_interval(now - self._activity, self.config.min_queue_polling_interval,
+                                 float(self.config.queue_polling_interval))
+        due = self._last_poll + interval
+        first_after_activity = self._activity + float(self.config.initial_queue_polling_delay)
+        if self._last_poll < first_after_activity:
+            due = min(due, first_after_activity)
+        return due
+
+    def run(self) -> None:
+        """Poll until the executor is garbage collected."""
+        while not self.done:
+            with self._lock:
+                idle = not self._jobs
+            now = time.monotonic()
+            if idle:
+                self._wake.wait(float(self.config.queue_polling_interval))
+                self._wake.clear()
+                continue
+            due = self._next_due(now)
+            if now < due:
+                self._wake.wait(due - now)
+                self._wake.clear()
+                continue
+            self._last_poll = time.monotonic()
+            try:
+                self.poll()
+            except Exception:  # never let the thread die: jobs would hang forever
+                logger.exception('Unexpected error while polling PBS')
+
+    def poll(self) -> None:
+        """Query PBS once for every registered job and update their statuses."""
+        executor = self.executor()
+        if executor is None:
+            return
+        with self._lock:
+            jobs = {native_id: list(job_list) for native_id, job_list in self._jobs.items()}
+        if not jobs:
+            return
+        try:
+            statuses = executor._poll_statuses(list(jobs))
+        except OSError as ex:  # qstat missing or not executable: no point in retrying
+            self._fail_all(executor, 'Failed to poll for job status: cannot run qstat: %s' % ex)
+            return
+        except Exception as ex:
+            self._error_count += 1
+            logger.warning('Polling PBS failed (%d in a row): %s', self._error_count, ex)
+            if self._error_count > self.config.queue_polling_error_threshold:
+                self._fail_all(executor, 'Failed to poll for job status: %s\n%s'
+                               % (ex, traceback.format_exc()))
+            return
+        self._error_count = 0
+        for native_id, job_list in jobs.items():
+            status = statuses.get(native_id)
+            if status is None:
+                continue
+            for job in job_list:
+                executor._set_job_status(job, status)
+            if status.state.final:
+                self._unregister(executor, native_id)
+
+    def _unregister(self, executor: 'PBSProJobExecutor', native_id: str) -> None:
+        with self._lock:
+            self._jobs.pop(native_id, None)
+        executor._forget(native_id)
+
+    def _fail_all(self, executor: 'PBSProJobExecutor', message: str) -> None:
+        self._error_count = 0
+        with self._lock:
+            jobs = dict(self._jobs)
+            self._jobs.clear()
+        for native_id, job_list in jobs.items():
+            for job in job_list:
+                executor._set_job_status(job, JobStatus(JobState.FAILED, message=message))
+            executor._forget(native_id)
+
+    def tracked_ids(self) -> Optional[List[str]]:
+        """The native ids currently polled for (for diagnostics and tests)."""
+        with self._lock:
+            return list(self._jobs)
