@@ -1,0 +1,218 @@
+"""The mom daemon: one per fake host, a Unix socket, a thread per connection.
+
+Requests (docs/internals.md §5; one JSON line each, see fake_pbs.protocol):
+
+- server -> mom: ``start`` {job} and ``resume`` {job, run_count, after_seq} answer with the job's
+  event stream (``{"ev": ...}`` lines up to ``release`` final); a refusal is one plain error reply
+  (``{"ok": false, ...}``: 15009 a different run of the job is still active, 15001 unknown job on
+  resume). ``signal`` {job, signal}, ``discard`` {job}, ``status`` {}, ``fault`` {fault},
+  ``shutdown`` {} are request/reply.
+- mom -> mom (sisters): ``join`` {job}, ``abort`` {job}, ``kill`` {job, signal},
+  ``release`` {job, exit_status}.
+- shepherd -> mom: ``shepherd_exit`` {job} (a hint; the mom polls as well).
+
+Only root and the user running the mom may connect (SO_PEERCRED).
+"""
+import os
+import socket
+import struct
+import threading
+from typing import Any, Dict, Optional, Tuple
+
+from fake_pbs.model.errors import (PBSE_BADCRED, PBSE_IVALREQ, PBSE_JOBEXIST, PBSE_UNKJOBID,
+                                   PBSE_UNKREQ, PbsError)
+from fake_pbs.mom import hookpoints
+from fake_pbs.mom.context import MomContext
+from fake_pbs.mom.durable import read_json
+from fake_pbs.mom.job import MomJob
+from fake_pbs.mom.sisters import DropConnection, SisterJobs
+from fake_pbs.protocol import LineChannel, Message, ok
+
+STREAM_POLL = 1.0
+
+
+def peer_uid(sock: socket.socket) -> int:
+    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    return int(struct.unpack("3i", creds)[1])
+
+
+class MomDaemon:
+    def __init__(self, ctx: MomContext) -> None:
+        self.ctx = ctx
+        self.jobs: Dict[str, MomJob] = {}
+        self.sisters = SisterJobs(ctx)
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+        self.listener: Optional[socket.socket] = None
+
+    # ---- life ----------------------------------------------------------------------------------
+
+    def bind(self) -> None:
+        path = self.ctx.layout.socket
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            pass
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(str(path))
+        os.chmod(str(path), 0o600)
+        listener.listen(128)
+        listener.settimeout(0.5)
+        self.listener = listener
+
+    def recover(self) -> None:
+        """Re-adopt every job found on disk: live shepherds, finished ones, lost ones."""
+        jobs_dir = self.ctx.layout.jobs
+        for entry in sorted(os.listdir(str(jobs_dir))):
+            record = read_json(jobs_dir / entry / "spec.json")
+            if record is None:
+                continue
+            job = record.get("job") or {}
+            if record.get("role") == "sister":
+                self.sisters.adopt(str(job.get("id", entry)), job)
+                continue
+            momjob = MomJob(self.ctx, job)
+            self.jobs[momjob.jobid] = momjob
+            momjob.run(recovering=True)
+
+    def serve_forever(self) -> None:
+        assert self.listener is not None
+        self.ctx.log.server("Is up")
+        hookpoints.exechost_startup(self.ctx.site(False))
+        while not self.stopping.is_set():
+            try:
+                conn, _ = self.listener.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                if self.stopping.is_set():
+                    break
+                raise
+            conn.settimeout(None)
+            threading.Thread(target=self._connection, args=(conn,), daemon=True).start()
+        self.listener.close()
+        try:
+            self.ctx.layout.socket.unlink()
+        except FileNotFoundError:
+            pass
+        self.ctx.log.server("Is down")
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+    # ---- one connection ------------------------------------------------------------------------
+
+    def _connection(self, conn: socket.socket) -> None:
+        channel = LineChannel(conn)
+        try:
+            uid = peer_uid(conn)
+            if uid not in (0, os.geteuid()):
+                channel.send(PbsError(PBSE_BADCRED).to_wire())
+                return
+            for msg in channel.messages():
+                op = str(msg.get("op", ""))
+                if op in ("start", "resume"):
+                    self._stream(channel, msg)
+                    continue
+                try:
+                    reply = ok(self._dispatch(op, msg))
+                except PbsError as err:
+                    reply = err.to_wire()
+                except (KeyError, TypeError, ValueError) as exc:
+                    reply = PbsError(PBSE_IVALREQ, "Invalid request: %s" % exc).to_wire()
+                channel.send(reply)
+        except (DropConnection, OSError, ValueError):
+            pass
+        finally:
+            channel.close()
+
+    def _dispatch(self, op: str, msg: Message) -> Any:
+        if op == "signal":
+            self._job(msg).send_signal(str(msg["signal"]))
+            return None
+        if op == "discard":
+            return self._discard(str(msg["job"]))
+        if op == "status":
+            with self.lock:
+                jobs = [job.summary() for job in self.jobs.values()]
+            return {"host": self.ctx.host, "pid": os.getpid(), "jobs": jobs,
+                    "sister_jobs": sorted(self.sisters.jobs), "faults": self.ctx.faults.listing()}
+        if op == "fault":
+            try:
+                return {"faults": self.ctx.faults.arm(str(msg.get("fault", "")))}
+            except ValueError:
+                raise PbsError(PBSE_IVALREQ, "unknown fault %r" % msg.get("fault"))
+        if op == "shepherd_exit":
+            job = self.jobs.get(str(msg.get("job")))
+            if job is not None:
+                job.wake.set()
+            return None
+        if op == "shutdown":
+            self.stop()
+            return None
+        if op == "join":
+            self.sisters.join(dict(msg["job"]))
+            return None
+        if op == "abort":
+            self.sisters.abort(str(msg["job"]))
+            return None
+        if op == "kill":
+            self.sisters.kill(str(msg["job"]), str(msg.get("signal", "")))
+            return None
+        if op == "release":
+            self.sisters.release(str(msg["job"]), int(msg.get("exit_status", 0)))
+            return None
+        raise PbsError(PBSE_UNKREQ)
+
+    def _job(self, msg: Message) -> MomJob:
+        with self.lock:
+            job = self.jobs.get(str(msg.get("job")))
+        if job is None:
+            raise PbsError(PBSE_UNKJOBID)
+        return job
+
+    def _discard(self, jobid: str) -> None:
+        with self.lock:
+            job = self.jobs.pop(jobid, None)
+        if job is not None:
+            job.discard()
+
+    # ---- the event stream ----------------------------------------------------------------------
+
+    def _stream(self, channel: LineChannel, msg: Message) -> None:
+        try:
+            job, after = self._stream_target(msg)
+        except PbsError as err:
+            channel.send(err.to_wire())
+            return
+        while not self.stopping.is_set():
+            for event in job.events.wait_after(after, STREAM_POLL):
+                channel.send(event)
+                after = int(event["seq"])
+                if event.get("ev") == "release" and event.get("final"):
+                    return
+
+    def _stream_target(self, msg: Message) -> Tuple[MomJob, int]:
+        if msg["op"] == "resume":
+            job = self._job(msg)
+            if int(msg.get("run_count", job.run_count)) != job.run_count:
+                raise PbsError(PBSE_UNKJOBID)
+            return job, int(msg.get("after_seq", 0))
+        spec = dict(msg["job"])
+        jobid, run_count = str(spec["id"]), int(spec.get("run_count", 1))
+        with self.lock:
+            existing = self.jobs.get(jobid)
+            if existing is not None and existing.run_count == run_count:
+                return existing, 0  # the same start again (server restart): replay from the top
+            if existing is not None and not existing.done:
+                raise PbsError(PBSE_JOBEXIST)
+            if existing is not None:
+                del self.jobs[jobid]
+        if existing is not None:
+            existing.discard()
+        job = MomJob.create(self.ctx, spec)
+        with self.lock:
+            self.jobs[jobid] = job
+        job.run()
+        return job, 0

@@ -1,0 +1,46 @@
+"""Output delivery (stage-out): copy the spooled stdout/stderr to their final paths as the owner.
+
+PBS's mom copies with ``/bin/cp`` as the job owner; so does the fake (a subprocess with the
+owner's uid/gid and the job's umask, which is fork-safe in the threaded mom). Like PBS, a file that
+cannot be delivered (missing directory, no permission) is kept in the host's ``undelivered/``
+directory and the stage-out is reported failed (Stageout_status = 0).
+"""
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Tuple
+
+from fake_pbs.mom.streams import Stream
+
+CP = "/bin/cp"
+
+
+def copy_as(src: str, dst: str, launch: Mapping[str, Any], as_owner: bool) -> bool:
+    """Copy ``src`` to ``dst``; with ``as_owner`` under the job owner's identity."""
+    extra: Dict[str, Any] = {}
+    if as_owner:
+        extra = {"user": int(launch["uid"]), "group": int(launch["gid"]), "extra_groups": []}
+    try:
+        done = subprocess.run([CP, "--", src, dst], stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              umask=int(launch.get("umask", 0o077)), timeout=60, **extra)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+def deliver(streams: List[Stream], launch: Mapping[str, Any], undelivered: Path,
+            as_owner: bool) -> Tuple[int, int]:
+    """Deliver each stream that has a destination; return (delivered, attempted)."""
+    done = attempted = 0
+    for stream in streams:
+        if stream.deliver_to is None or not os.path.exists(stream.write_to):
+            continue
+        attempted += 1
+        if copy_as(stream.write_to, stream.deliver_to, launch, as_owner):
+            done += 1
+        else:
+            undelivered.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(stream.write_to, str(undelivered / os.path.basename(stream.write_to)))
+    return done, attempted

@@ -1,0 +1,498 @@
+"""One job run on its primary mom: set-up, start under a shepherd, watch, finish, release.
+
+The life of a job is a sequence of durable steps; each is skipped when its result is already on
+disk, so the same code continues a job after a mom restart:
+
+    spec.json -> [begin hook, sisters joined, nodefile, TMPDIR, prologue, launch hook]
+    -> launch.json -> shepherd (shepherd.json) -> event start
+    -> exit.json (or the processes are gone: a definite outcome) -> epilogue, stage-out
+    -> event finish -> sisters released (event release, final false) -> event release final
+
+A failure before the shell runs is PBS's exec_bail: log, execjob_abort hooks, ABORT to the
+sisters, events exception + finish {JOB_EXEC code} + release final.
+"""
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+from typing import Any, Dict, List, Optional, Tuple
+
+from fake_pbs import paths
+from fake_pbs.model.errors import PBSE_HOOK_REJECT, PBSE_UNKSIG, PbsError
+from fake_pbs.mom import hookpoints
+from fake_pbs.mom.context import MomContext
+from fake_pbs.mom.delivery import deliver
+from fake_pbs.mom.durable import read_json, write_json
+from fake_pbs.mom.environment import nodefile_lines
+from fake_pbs.mom.eventlog import EventLog
+from fake_pbs.mom.launch import build_launch
+from fake_pbs.mom.layout import JobLayout
+from fake_pbs.mom.procs import same_process_alive, signal_session
+from fake_pbs.mom.signals import RESUME, SUSPEND, TERMJOB, signal_number
+from fake_pbs.mom.sisters import JOB_EXEC_RETRY, join_all, join_failure_code, sister_request
+from fake_pbs.mom.streams import deliveries, job_streams
+from fake_pbs.mom.usage import parse_duration, resources_used
+
+JOB_EXEC_FAIL2 = -2
+JOB_EXEC_RERUN = -11
+JOB_EXEC_FAILHOOK_RERUN = -16
+JOB_EXEC_FAILHOOK_DELETE = -17
+JOB_EXEC_HOOKERROR = -22
+JOB_EXEC_KILL_WALLTIME = -29
+DEFAULT_KILL_DELAY = 10
+POLL_SECONDS = 1.0          # walltime and liveness poll: PBS polls every 10 s, the fake every 1 s
+SHEPHERD_START_TIMEOUT = 60.0
+
+
+class StartFailure(Exception):
+    """The job cannot start: its JOB_EXEC code, a note, and whether abort hooks must run."""
+
+    def __init__(self, code: int, note: str, abort: bool = True) -> None:
+        super().__init__(note)
+        self.code = code
+        self.note = note
+        self.abort = abort
+
+
+def hook_reject_code(result: hookpoints.HookResult, event: str) -> int:
+    """Reference §6.4: prologue rejects requeue by default, launch rejects delete by default."""
+    if event == "execjob_launch":
+        return JOB_EXEC_FAILHOOK_RERUN if result.rerun else JOB_EXEC_FAILHOOK_DELETE
+    if result.delete:
+        return JOB_EXEC_FAILHOOK_DELETE
+    if result.error:
+        return JOB_EXEC_HOOKERROR
+    return JOB_EXEC_FAILHOOK_RERUN
+
+
+class MomJob:
+    """A job whose primary mom is this one."""
+
+    def __init__(self, ctx: MomContext, job: Dict[str, Any]) -> None:
+        self.ctx = ctx
+        self.job = job
+        self.jobid = str(job["id"])
+        self.run_count = int(job.get("run_count", 1))
+        self.files: JobLayout = ctx.layout.job(self.jobid)
+        self.events = EventLog(self.files.events, self.jobid, self.run_count)
+        self.wake = threading.Event()
+        self.discarded = False
+        self._kill_lock = threading.Lock()
+        self._term_sent = False
+        self._kill_sent = False
+        self.thread: Optional[threading.Thread] = None
+        hosts: List[str] = []
+        for chunk in job.get("hosts") or []:
+            name = str(chunk["host"])
+            if name != ctx.host and name not in hosts:
+                hosts.append(name)
+        self.sisters: Tuple[str, ...] = tuple(hosts)
+
+    # ---- creation and threads ------------------------------------------------------------------
+
+    @classmethod
+    def create(cls, ctx: MomContext, job: Dict[str, Any]) -> "MomJob":
+        """Store the job durably (spec and script) before anything else happens."""
+        files = ctx.layout.job(str(job["id"]))
+        files.dir.mkdir(parents=True, exist_ok=True)
+        files.dir.chmod(0o711)
+        write_json(files.spec, {"role": "primary", "job": job})
+        return cls(ctx, job)
+
+    def run(self, recovering: bool = False) -> None:
+        target = self._recover if recovering else self._start
+        self.thread = threading.Thread(target=self._guard, args=(target,),
+                                       name="job-" + self.jobid, daemon=True)
+        self.thread.start()
+
+    def _guard(self, target: Any) -> None:
+        try:
+            target()
+        except Exception as exc:  # never leave a job without an outcome
+            self.ctx.log.job(self.jobid, "mom internal error: %s" % exc, 0x0001)
+            if not self.events.has("finish"):
+                self._bail(StartFailure(JOB_EXEC_RETRY, "mom internal error: %s" % exc))
+            else:
+                self._release_all(int((self.events.first("finish") or {}).get("status", 0)))
+
+    @property
+    def done(self) -> bool:
+        return self.events.complete
+
+    @property
+    def started(self) -> bool:
+        return self.files.shepherd.exists()
+
+    def _site(self) -> hookpoints.HookSite:
+        return self.ctx.site(True)
+
+    # ---- start ---------------------------------------------------------------------------------
+
+    def _start(self) -> None:
+        try:
+            self._setup()
+            self._spawn()
+        except StartFailure as failure:
+            self._bail(failure)
+            return
+        self._watch()
+
+    def _setup(self) -> None:
+        ctx, log = self.ctx, self.ctx.log
+        log.job(self.jobid, "execvnode=%s" % self.job.get("exec_vnode", ""), 0x0400)
+        log.job(self.jobid, "schedselect=%s" % self.job.get("attrs", {}).get(
+            "schedselect", self.job.get("attrs", {}).get("Resource_List.select", "")), 0x0400)
+        begin = hookpoints.execjob_begin(self._site(), self.job)
+        if not begin.accept:
+            code = JOB_EXEC_FAILHOOK_DELETE if begin.delete else JOB_EXEC_FAILHOOK_RERUN
+            raise StartFailure(code, begin.message or "execjob_begin hook rejected", abort=False)
+        failed = join_all(ctx, self.job, self.sisters)
+        if failed is not None:
+            host, err = failed
+            log.job(self.jobid, "job_start_error %d from node %s could not JOIN_JOB successfully"
+                    % (err.code, host))
+            raise StartFailure(join_failure_code(err.code), "sister %s could not join: %s"
+                               % (host, err.text))
+        self._write_nodefile()
+        try:
+            if ctx.faults.armed("jobdir"):
+                raise OSError("injected fault: jobdir")
+            self._make_tmpdir()
+        except OSError as exc:
+            raise StartFailure(JOB_EXEC_RETRY, "could not create job directory: %s" % exc)
+        prologue = hookpoints.execjob_prologue(self._site(), self.job)
+        if not prologue.accept:
+            raise StartFailure(hook_reject_code(prologue, "execjob_prologue"),
+                               prologue.message or "execjob_prologue hook rejected")
+        launch = build_launch(self.job, self.files, ctx.host, str(ctx.home),
+                              str(ctx.layout.socket), ctx.is_root)
+        self._write_script(launch)
+        argv = [str(a) for a in launch["argv"]]
+        result = hookpoints.execjob_launch(self._site(), self.job, argv[0], argv,
+                                           dict(launch["env"]))
+        if not result.accept:
+            raise StartFailure(hook_reject_code(result, "execjob_launch"),
+                               result.message or "execjob_launch hook rejected")
+        if result.argv is not None:
+            launch["argv"] = list(result.argv)
+        if result.progname is not None:
+            launch["argv"] = [result.progname] + list(launch["argv"][1:])
+        if result.env is not None:
+            launch["env"] = dict(result.env)
+        write_json(self.files.launch, launch)
+
+    def _owner(self) -> Tuple[int, int]:
+        if self.ctx.is_root:
+            return int(self.job.get("uid", 0)), int(self.job.get("gid", 0))
+        return os.getuid(), os.getgid()
+
+    def _write_nodefile(self) -> None:
+        lines = nodefile_lines(list(self.job.get("hosts") or [{"host": self.ctx.host}]))
+        path = self.files.nodefile
+        with open(str(path), "wb") as handle:
+            handle.write(("\n".join(lines) + "\n").encode())
+        path.chmod(0o644)
+
+    def _make_tmpdir(self) -> None:
+        uid, gid = self._owner()
+        self.files.tmpdir.mkdir(mode=0o700, exist_ok=True)
+        if self.ctx.is_root:
+            os.chown(str(self.files.tmpdir), uid, gid)
+
+    def _write_script(self, launch: Dict[str, Any]) -> None:
+        script = self.files.script
+        with open(str(script), "w", encoding="utf-8", errors="surrogateescape") as handle:
+            handle.write(str(self.job.get("script") or ""))
+        uid, gid = self._owner()
+        if self.ctx.is_root:
+            os.chown(str(script), uid, gid)
+        script.chmod(0o700)
+
+    def _spawn(self) -> None:
+        ctx = self.ctx
+        if ctx.faults.armed("fork"):
+            raise StartFailure(JOB_EXEC_RETRY, "fork failed: injected fault")
+        env = dict(os.environ)
+        package_root = str(paths.bin_dir().parent.parent)
+        env["PYTHONPATH"] = package_root + os.pathsep + env.get("PYTHONPATH", "")
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", "fake_pbs.mom.shepherd", str(self.files.dir)],
+                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                cwd="/", env=env, start_new_session=True, timeout=SHEPHERD_START_TIMEOUT)
+            report = done.stdout.decode("utf-8", "replace").strip()
+        except (OSError, subprocess.SubprocessError) as exc:
+            report = "err %s" % exc
+        record = read_json(self.files.shepherd)
+        if not report.startswith("ok ") or record is None:
+            raise StartFailure(JOB_EXEC_RETRY, "job shell did not start: %s" % report[4:])
+        self._announce_start(record)
+
+    def _announce_start(self, record: Dict[str, Any]) -> None:
+        if self.events.has("start"):
+            return
+        pid = int(record["pid"])
+        self.ctx.log.job(self.jobid, "SID is: %d" % pid, 0x0400)
+        self.ctx.log.job(self.jobid, "Started, pid = %d" % pid)
+        self.events.append("start", session_id=pid, pid=pid)
+
+    # ---- failure to start (exec_bail) ----------------------------------------------------------
+
+    def _bail(self, failure: StartFailure) -> None:
+        if not self.events.has("finish"):
+            word = "Retry" if failure.code == JOB_EXEC_RETRY else "Failure"
+            self.ctx.log.job(self.jobid, "job not started, %s %d" % (word, failure.code), 0x0001)
+            if failure.abort:
+                hookpoints.execjob_abort(self._site(), self.job, failure.code)
+                self._abort_sisters()
+            if not self.events.has("exception"):
+                self.events.append("exception", type="exec", severity=0, note=failure.note)
+            self._remove_work_files()
+            self.events.append("finish", status=failure.code, resources_used={})
+            self.ctx.log.job(self.jobid, "Obit sent", 0x0100)
+        if not self.events.complete:
+            self.events.append("release", vnodes=[self.ctx.host] + list(self.sisters), final=True)
+
+    def _abort_sisters(self) -> None:
+        sent = 0
+        for host in self.sisters:
+            try:
+                sister_request(self.ctx, host, "abort", job=self.jobid)
+                sent += 1
+            except PbsError:
+                pass
+        if sent != len(self.sisters):
+            self.ctx.log.job(self.jobid, "sent %d ABORT requests, should be %d"
+                             % (sent, len(self.sisters)))
+
+    # ---- while it runs -------------------------------------------------------------------------
+
+    def _watch(self) -> None:
+        """Wait for the shell's exit record; enforce walltime and kill escalation meanwhile."""
+        limit = parse_duration(self.job.get("attrs", {}).get("Resource_List.walltime", ""))
+        while not self.discarded:
+            record = read_json(self.files.exit)
+            if record is not None:
+                self._complete(record)
+                return
+            shepherd = read_json(self.files.shepherd) or {}
+            if not self._alive(shepherd):
+                record = read_json(self.files.exit)  # it may have been written just now
+                if record is None:
+                    self._lost("job processes lost (shepherd and job shell are gone)")
+                else:
+                    self._complete(record)
+                return
+            self._check_walltime(shepherd, limit)
+            self._escalate(shepherd)
+            self.wake.wait(POLL_SECONDS)
+            self.wake.clear()
+
+    @staticmethod
+    def _alive(shepherd: Dict[str, Any]) -> bool:
+        return (same_process_alive(int(shepherd.get("shepherd_pid", 0)),
+                                   shepherd.get("shepherd_ticks"))
+                or same_process_alive(int(shepherd.get("pid", 0)), shepherd.get("ticks")))
+
+    def _session(self) -> int:
+        return int((read_json(self.files.shepherd) or {}).get("pid", 0))
+
+    def _check_walltime(self, shepherd: Dict[str, Any], limit: Optional[int]) -> None:
+        if limit is None or self.files.kill.exists():
+            return
+        used = int(self.ctx.clock() - float(shepherd.get("start_time", self.ctx.clock())))
+        if used <= limit:
+            return
+        self.ctx.log.job(self.jobid, "walltime %d exceeded limit %d" % (used, limit))
+        launch = read_json(self.files.launch) or {}
+        stderr = str(launch.get("stderr", self.files.stderr_spool))
+        try:
+            fd = os.open(stderr, os.O_WRONLY | os.O_APPEND)
+            os.write(fd, b"=>> PBS: job killed: walltime %d exceeded limit %d\n" % (used, limit))
+            os.close(fd)
+        except OSError:
+            pass
+        self.request_kill("walltime")
+
+    def request_kill(self, reason: str) -> None:
+        """Record why the job is killed, then SIGTERM it; SIGKILL follows after kill_delay."""
+        with self._kill_lock:
+            if not self.files.kill.exists():
+                write_json(self.files.kill, {"reason": reason, "at": self.ctx.clock()})
+            self._term_sent = False
+        self._escalate(read_json(self.files.shepherd) or {})
+        self.wake.set()
+
+    def _escalate(self, shepherd: Dict[str, Any]) -> None:
+        kill = read_json(self.files.kill)
+        sid = int(shepherd.get("pid", 0))
+        if kill is None or sid <= 0:
+            return
+        with self._kill_lock:
+            if not self._term_sent:
+                self._term_sent = True
+                self.ctx.log.job(self.jobid, "kill_job")
+                signal_session(sid, signal.SIGTERM)
+            delay = float(self.job.get("kill_delay", DEFAULT_KILL_DELAY))
+            if not self._kill_sent and self.ctx.clock() - float(kill["at"]) >= delay:
+                if signal_session(sid, signal.SIGKILL):
+                    self._kill_sent = True
+                    self.ctx.log.job(self.jobid, "task 00000001 force exited", 0x0080)
+
+    def send_signal(self, name: str) -> None:
+        """The ``signal`` request: TermJob, suspend, resume, or a signal name or number."""
+        self.ctx.log.job(self.jobid, "signal job request received", 0x0080)
+        self.ctx.log.job(self.jobid, "signal job with %s" % name, 0x0004)
+        if name == TERMJOB:
+            result = hookpoints.execjob_preterm(self._site(), self.job)
+            if not result.accept:
+                raise PbsError(PBSE_HOOK_REJECT, result.message or None)
+            self._forward_to_sisters(name)
+            self.request_kill("TermJob")
+            return
+        number = {SUSPEND: int(signal.SIGSTOP), RESUME: int(signal.SIGCONT)}.get(
+            name, signal_number(name) or 0)
+        if number <= 0:
+            raise PbsError(PBSE_UNKSIG)
+        sid = self._session()
+        if sid > 0:
+            signal_session(sid, number)
+        if number == signal.SIGKILL:
+            self._forward_to_sisters(name)
+        self.wake.set()
+
+    def _forward_to_sisters(self, name: str) -> None:
+        for host in self.sisters:
+            try:
+                sister_request(self.ctx, host, "kill", job=self.jobid, signal=name)
+            except PbsError:
+                pass
+
+    # ---- the end -------------------------------------------------------------------------------
+
+    def _lost(self, note: str) -> None:
+        """No exit record and nothing left running: a definite outcome, never a stuck job."""
+        self.ctx.log.job(self.jobid, note, 0x0001)
+        if not self.events.has("exception"):
+            self.events.append("exception", type="exec", severity=0, note=note)
+        self._complete({"status": JOB_EXEC_RERUN, "cput": 0.0, "maxrss_kb": 0,
+                        "end_time": self.ctx.clock()})
+
+    def _complete(self, record: Dict[str, Any]) -> None:
+        status = int(record["status"])
+        kill = read_json(self.files.kill)
+        if kill is not None and kill.get("reason") == "walltime":
+            status = JOB_EXEC_KILL_WALLTIME
+        if not self.events.has("finish"):
+            self._finish(record, status)
+        self._release_all(status)
+
+    def _finish(self, record: Dict[str, Any], status: int) -> None:
+        log, jobid = self.ctx.log, self.jobid
+        sid = self._session()
+        if sid > 0:
+            signal_session(sid, signal.SIGKILL)  # PBS's kill_job: nothing of the job outlives it
+        shepherd = read_json(self.files.shepherd) or {}
+        start = float(shepherd.get("start_time", record.get("end_time", 0)))
+        used = resources_used(self.job.get("attrs", {}), float(record.get("cput", 0)),
+                              int(record.get("maxrss_kb", 0)),
+                              float(record.get("end_time", start)) - start)
+        log.job(jobid, "task 00000001 terminated", 0x0080)
+        log.job(jobid, "Terminated")
+        log.job(jobid, "task 00000001 cput=%s" % used["cput"], 0x0100)
+        log.job(jobid, "kill_job")
+        log.job(jobid, "%s cput=%s mem=%s" % (self.ctx.host, used["cput"], used["mem"]), 0x0100)
+        hookpoints.execjob_epilogue(self._site(), self.job, status)
+        stageout = self._stage_out()
+        self.events.append("finish", status=status, resources_used=used,
+                           stageout_status=stageout)
+        log.job(jobid, "Obit sent", 0x0100)
+
+    def _stage_out(self) -> int:
+        launch = read_json(self.files.launch)
+        if launch is None:
+            return 1
+        home_dir = str(self.job.get("home") or "/")
+        streams = deliveries(job_streams(self.job.get("attrs", {}), self.files, home_dir))
+        done, attempted = deliver(streams, launch, self.ctx.layout.undelivered,
+                                  bool(launch.get("drop_privileges")))
+        if attempted:
+            self.ctx.log.job(self.jobid, "Staged %d/%d items out over 0:00:00"
+                             % (done, attempted), 0x0100)
+        return 1 if done == attempted else 0
+
+    def _release_all(self, status: int) -> None:
+        released = {host for event in self.events.snapshot() if event["ev"] == "release"
+                    for host in event.get("vnodes", [])}
+        for host in self.sisters:
+            if host in released:
+                continue
+            try:
+                sister_request(self.ctx, host, "release", job=self.jobid, exit_status=status)
+            except PbsError as err:
+                self.ctx.log.job(self.jobid, "sister %s did not release: %s" % (host, err.text))
+            self.events.append("release", vnodes=[host], final=False)
+        self._remove_work_files()
+        if not self.events.complete:
+            self.events.append("release", vnodes=[self.ctx.host], final=True)
+            self.ctx.log.job(self.jobid, "no active tasks")
+
+    def _remove_work_files(self) -> None:
+        shutil.rmtree(str(self.files.tmpdir), ignore_errors=True)
+
+    # ---- recovery and discard ------------------------------------------------------------------
+
+    def _recover(self) -> None:
+        """Continue after a mom restart from whatever the files say."""
+        if self.events.complete:
+            return
+        if self.events.has("finish"):
+            finish = self.events.first("finish") or {}
+            self._release_all(int(finish.get("status", 0)))
+            return
+        if self.events.has("exception") and not self.started:
+            self._bail(StartFailure(JOB_EXEC_RETRY, "job did not start"))
+            return
+        if not self.started and self.files.launch.exists():
+            # The shepherd may be starting right now: give it a moment to record itself.
+            for _ in range(30):
+                if self.started:
+                    break
+                self.wake.wait(0.1)
+        shepherd = read_json(self.files.shepherd)
+        if shepherd is None:
+            self._bail(StartFailure(JOB_EXEC_RETRY, "mom restarted before the job shell started"))
+            return
+        self.ctx.log.job(self.jobid, "re-adopted job shell, pid = %d" % int(shepherd["pid"]))
+        self._announce_start(shepherd)
+        self._watch()
+
+    def discard(self) -> None:
+        """End-of-job cleanup (the server is done with the job): execjob_end, then files."""
+        self.ctx.log.job(self.jobid, "delete job request received", 0x0080)
+        self.discarded = True
+        self.wake.set()
+        sid = self._session()
+        if sid > 0 and not self.files.exit.exists():
+            signal_session(sid, signal.SIGKILL)
+        if self.thread is not None and self.thread is not threading.current_thread():
+            self.thread.join(timeout=10.0)
+        finish = self.events.first("finish")
+        hookpoints.execjob_end(self._site(), self.job,
+                               None if finish is None else int(finish.get("status", 0)))
+        self.ctx.log.job(self.jobid, "kill_job")
+        self._remove_work_files()
+        try:
+            self.files.nodefile.unlink()
+        except FileNotFoundError:
+            pass
+        shutil.rmtree(str(self.files.dir), ignore_errors=True)
+
+    def summary(self) -> Dict[str, Any]:
+        state = "done" if self.done else ("running" if self.events.has("start") else "starting")
+        if self.events.has("finish") and not self.done:
+            state = "exiting"
+        return {"id": self.jobid, "run_count": self.run_count, "state": state,
+                "session_id": self._session() or None, "sisters": list(self.sisters)}

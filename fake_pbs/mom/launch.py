@@ -1,0 +1,89 @@
+"""What the shepherd runs for a job: argv, environment, identity, cwd, umask and streams.
+
+The mom computes it (hooks such as execjob_launch may change progname, argv and env) and stores
+it as ``launch.json``; the shepherd only executes it, so it stays small and independent of the mom.
+"""
+import html
+import os
+import pwd
+import re
+import secrets
+from typing import Any, Dict, List, Mapping, Optional
+
+from fake_pbs.mom.environment import job_environment
+from fake_pbs.mom.layout import JobLayout
+from fake_pbs.mom.streams import job_streams
+
+DEFAULT_SHELL = "/bin/bash"
+DEFAULT_UMASK = 0o077
+_JSDL_EXE = re.compile(r"<jsdl-hpcpa:Executable>(.*?)</jsdl-hpcpa:Executable>", re.S)
+_JSDL_ARG = re.compile(r"<jsdl-hpcpa:Argument>(.*?)</jsdl-hpcpa:Argument>", re.S)
+
+
+def choose_shell(attrs: Mapping[str, str], host: str, login_shell: Optional[str]) -> str:
+    """Shell_Path_List (an entry for this host, else one without host), else the login shell."""
+    fallback: Optional[str] = None
+    for entry in attrs.get("Shell_Path_List", "").split(","):
+        path, _, where = entry.strip().partition("@")
+        if path and where == host:
+            return path
+        if path and not where and fallback is None:
+            fallback = path
+    if fallback:
+        return fallback
+    if login_shell and not login_shell.endswith(("nologin", "/false")):
+        return login_shell
+    return DEFAULT_SHELL
+
+
+def login_shell_of(user: str) -> Optional[str]:
+    try:
+        return pwd.getpwnam(user).pw_shell or None
+    except KeyError:
+        return None
+
+
+def command_of(attrs: Mapping[str, str]) -> Optional[List[str]]:
+    """The argv of a ``qsub -- command args`` job (its ``executable`` attribute), else None."""
+    exe = _JSDL_EXE.search(attrs.get("executable", ""))
+    if not exe:
+        return None
+    args = [html.unescape(a) for a in _JSDL_ARG.findall(attrs.get("argument_list", ""))]
+    return [html.unescape(exe.group(1))] + args
+
+
+def parse_umask(attrs: Mapping[str, str]) -> int:
+    value = attrs.get("umask", "")
+    try:
+        return int(value, 8) if value else DEFAULT_UMASK
+    except ValueError:
+        return DEFAULT_UMASK
+
+
+def build_launch(job: Mapping[str, Any], layout: JobLayout, host: str, cluster_home: str,
+                 mom_socket: str, drop_privileges: bool) -> Dict[str, Any]:
+    """The launch record for ``job`` (a start message's job object)."""
+    attrs: Mapping[str, str] = job.get("attrs", {})
+    user = str(job.get("user", ""))
+    home_dir = str(job.get("home") or "/")
+    shell = choose_shell(attrs, host, login_shell_of(user))
+    env = job_environment(job, shell, str(layout.nodefile), str(layout.tmpdir),
+                          secrets.token_hex(16).upper(), home_dir, cluster_home)
+    command = command_of(attrs)
+    argv = command if command is not None else [shell, str(layout.script)]
+    streams = job_streams(attrs, layout, home_dir)
+    return {
+        "jobid": layout.jobid,
+        "argv": argv,
+        "search_path": command is not None,
+        "env": env,
+        "cwd": home_dir if os.path.isdir(home_dir) else "/",
+        "uid": int(job.get("uid", os.getuid())),
+        "gid": int(job.get("gid", os.getgid())),
+        "user": user,
+        "drop_privileges": drop_privileges,
+        "umask": parse_umask(attrs),
+        "stdout": streams["o"].write_to,
+        "stderr": streams["e"].write_to,
+        "mom_socket": mom_socket,
+    }

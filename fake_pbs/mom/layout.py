@@ -1,0 +1,65 @@
+"""Where one fake host keeps its state, under ``paths.mom_priv(home, host)``::
+
+    jobs/<jobid>/spec.json       the start message's job object (written before anything runs)
+    jobs/<jobid>/<jobid>.SC      the job script, run by the job shell
+    jobs/<jobid>/launch.json     what the shepherd runs: argv, env, cwd, ids, umask, streams
+    jobs/<jobid>/shepherd.json   written by the shepherd once the job shell runs: pids, start ticks
+    jobs/<jobid>/exit.json       written by the shepherd when the job shell ended: status, rusage
+    jobs/<jobid>/kill.json       why the mom killed the job (walltime, TermJob)
+    jobs/<jobid>/events.jsonl    the exec-protocol events sent to the server, fsynced, with seq
+    jobs/<jobid>/<jobid>.OU/.ER  stdout/stderr spool, delivered at the end
+    aux/<jobid>                  PBS_NODEFILE
+    tmp/pbs.<jobid>              the job's TMPDIR
+    undelivered/                 output files that could not be delivered
+    faults.json                  injected faults (survive a restart)
+    mom.lock, mom.pid            one mom per host
+"""
+from pathlib import Path
+
+from fake_pbs import paths
+
+
+class HostLayout:
+    """The directories of one fake host."""
+
+    def __init__(self, home: Path, host: str) -> None:
+        self.home = home
+        self.host = host
+        self.root = paths.mom_priv(home, host)
+        self.jobs = self.root / "jobs"
+        self.aux = self.root / "aux"
+        self.tmp = self.root / "tmp"
+        self.undelivered = self.root / "undelivered"
+        self.faults = self.root / "faults.json"
+        self.lock = self.root / "mom.lock"
+        self.pidfile = self.root / "mom.pid"
+        self.socket = paths.mom_socket(home, host)
+
+    def create(self) -> None:
+        # 0711: job owners must reach their nodefile, TMPDIR and script, but not list other jobs.
+        for directory in (self.root, self.jobs, self.aux, self.tmp, self.undelivered):
+            directory.mkdir(parents=True, exist_ok=True)
+            directory.chmod(0o711)
+        self.undelivered.chmod(0o700)
+
+    def job(self, jobid: str) -> "JobLayout":
+        return JobLayout(self, jobid)
+
+
+class JobLayout:
+    """The files of one job on one host."""
+
+    def __init__(self, host: HostLayout, jobid: str) -> None:
+        self.jobid = jobid
+        self.dir = host.jobs / jobid
+        self.spec = self.dir / "spec.json"
+        self.script = self.dir / (jobid + ".SC")
+        self.launch = self.dir / "launch.json"
+        self.shepherd = self.dir / "shepherd.json"
+        self.exit = self.dir / "exit.json"
+        self.kill = self.dir / "kill.json"
+        self.events = self.dir / "events.jsonl"
+        self.stdout_spool = self.dir / (jobid + ".OU")
+        self.stderr_spool = self.dir / (jobid + ".ER")
+        self.nodefile = host.aux / jobid
+        self.tmpdir = host.tmp / ("pbs." + jobid)

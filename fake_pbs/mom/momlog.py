@@ -1,0 +1,57 @@
+"""The mom's log in PBS's format (reference §10.1), one file per host and day.
+
+``MM/DD/YYYY HH:MM:SS;<eventtype %04x>;pbs_mom;<class>;<object>;<message>`` appended to
+``<home>/mom_logs/<host>/YYYYMMDD``.
+"""
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Callable, Optional
+
+# PBS event types (log.h) used by the mom.
+EV_ERROR = 0x0001
+EV_SYSTEM = 0x0002
+EV_ADMIN = 0x0004
+EV_JOB = 0x0008
+EV_DEBUG = 0x0080
+EV_DEBUG2 = 0x0100
+EV_DEBUG3 = 0x0400
+
+DAEMON = "pbs_mom"
+
+
+def format_line(when: float, event: int, daemon: str, klass: str, obj: str, msg: str) -> str:
+    stamp = time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(when))
+    return "%s;%04x;%s;%s;%s;%s\n" % (stamp, event & 0x7FFF, daemon, klass, obj, msg)
+
+
+class MomLog:
+    """Appends PBS-format lines to the host's daily mom log; safe to share between threads."""
+
+    def __init__(self, home: Path, host: str, clock: Optional[Callable[[], float]] = None) -> None:
+        self.directory = home / "mom_logs" / host
+        self._clock = clock or time.time
+        self._lock = threading.Lock()
+
+    def path_for(self, when: float) -> Path:
+        return self.directory / time.strftime("%Y%m%d", time.localtime(when))
+
+    def write(self, event: int, klass: str, obj: str, msg: str, daemon: str = DAEMON) -> None:
+        when = self._clock()
+        line = format_line(when, event, daemon, klass, obj, msg).encode("utf-8", "surrogateescape")
+        with self._lock:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            fd = os.open(str(self.path_for(when)), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            try:
+                os.write(fd, line)
+            finally:
+                os.close(fd)
+
+    def job(self, jobid: str, msg: str, event: int = EV_JOB) -> None:
+        """A ``Job`` class line about ``jobid`` (the most common kind)."""
+        self.write(event, "Job", jobid, msg)
+
+    def server(self, msg: str, event: int = EV_SYSTEM) -> None:
+        """A ``Svr`` class line about the mom itself."""
+        self.write(event, "Svr", DAEMON, msg)

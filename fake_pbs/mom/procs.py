@@ -1,0 +1,73 @@
+"""Process identity and signalling by session, read from /proc (Linux).
+
+A pid alone may be reused after a crash; (pid, start ticks) names one process for its whole life,
+which is how a restarted mom knows a recorded shepherd or job shell is still the same process.
+"""
+import os
+from typing import List, Optional
+
+
+def start_ticks(pid: int) -> Optional[int]:
+    """The process's start time in clock ticks since boot (/proc/<pid>/stat field 22)."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return None
+    # The command name (field 2) may hold spaces and parentheses: split after its last ')'.
+    fields = stat[stat.rfind(b")") + 2:].split()
+    try:
+        return int(fields[19])
+    except (IndexError, ValueError):
+        return None
+
+
+def _state(pid: int) -> str:
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return ""
+    return stat[stat.rfind(b")") + 2:].split()[0].decode()
+
+
+def same_process_alive(pid: int, ticks: Optional[int]) -> bool:
+    """True when ``pid`` still runs and is the process that started at ``ticks`` (not a zombie)."""
+    if pid <= 0:
+        return False
+    current = start_ticks(pid)
+    if current is None or (ticks is not None and current != ticks):
+        return False
+    return _state(pid) not in ("Z", "X", "")
+
+
+def session_members(sid: int) -> List[int]:
+    """Every live process whose session id is ``sid``."""
+    members: List[int] = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2:].split()
+        try:
+            if int(fields[3]) == sid and fields[0] not in (b"Z", b"X"):
+                members.append(int(name))
+        except (IndexError, ValueError):
+            continue
+    return members
+
+
+def signal_session(sid: int, signum: int) -> int:
+    """Send ``signum`` to every process of session ``sid``; return how many were signalled."""
+    count = 0
+    for pid in session_members(sid):
+        try:
+            os.kill(pid, signum)
+            count += 1
+        except OSError:
+            pass
+    return count

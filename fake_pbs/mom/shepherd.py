@@ -1,0 +1,170 @@
+"""The shepherd: the detached parent of one job shell, independent of the mom.
+
+``python3 -m fake_pbs.mom.shepherd <jobdir>`` reads ``<jobdir>/launch.json`` and forks once more
+(double fork: the shepherd proper is re-parented to init, so a mom crash does not touch it). The
+intermediate process prints ``ok <pid>`` or ``err <reason>`` once the job shell has been exec'd or
+has failed to, and exits: that is the mom's start handshake.
+
+The shepherd proper starts the job shell in a new session (the job's session id is its pid), as the
+job owner when it runs as root, records ``shepherd.json`` {pid, start ticks} atomically, waits for
+the shell, records ``exit.json`` {status, cput, mem} atomically, and tells the mom (best effort:
+the mom also polls). Exit status: normal exit -> its code; killed by signal N -> 256 + N.
+Standard library only; imports kept few, as it starts once per job.
+"""
+import json
+import os
+import signal
+import socket
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List, NoReturn
+
+from fake_pbs.mom.durable import read_json, write_json
+from fake_pbs.mom.procs import start_ticks
+
+_HANDLED = (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGQUIT)
+
+
+def exit_status(wait_status: int) -> int:
+    """PBS's exit status of a waited-for process (reference §3.1)."""
+    if os.WIFSIGNALED(wait_status):
+        return 256 + os.WTERMSIG(wait_status)
+    return os.WEXITSTATUS(wait_status)
+
+
+def _open_stream(path: str, launch: Dict[str, Any]) -> int:
+    mode = 0o666 & ~int(launch["umask"])
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, mode)
+    if launch["drop_privileges"]:
+        os.fchown(fd, int(launch["uid"]), int(launch["gid"]))
+    return fd
+
+
+def _exec_child(launch: Dict[str, Any], out_fd: int, err_fd: int, report_fd: int) -> NoReturn:
+    """In the forked child: become the job shell. Never returns."""
+    try:
+        os.setsid()
+        for signum in _HANDLED:
+            signal.signal(signum, signal.SIG_DFL)
+        if launch["drop_privileges"]:
+            gid = int(launch["gid"])
+            try:
+                os.initgroups(str(launch["user"]), gid)
+            except (OSError, KeyError):
+                os.setgroups([gid])
+            os.setgid(gid)
+            os.setuid(int(launch["uid"]))
+        os.umask(int(launch["umask"]))
+        try:
+            os.chdir(str(launch["cwd"]))
+        except OSError:
+            os.chdir("/")
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(out_fd, 1)
+        os.dup2(err_fd, 2)
+        argv: List[str] = [str(a) for a in launch["argv"]]
+        env = {str(k): str(v) for k, v in launch["env"].items()}
+        if launch.get("search_path"):
+            os.execvpe(argv[0], argv, env)
+        os.execve(argv[0], argv, env)
+    except BaseException as exc:  # any failure before exec goes back to the shepherd
+        try:
+            os.write(report_fd, ("%s: %s" % (type(exc).__name__, exc)).encode("utf-8", "replace"))
+        finally:
+            os._exit(127)
+    os._exit(127)
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while True:
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(fd)
+    return b"".join(chunks)
+
+
+def _notify_mom(launch: Dict[str, Any]) -> None:
+    """Tell the mom the job shell ended; it polls too, so failure here costs only latency."""
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(2.0)
+    try:
+        sock.connect(str(launch["mom_socket"]))
+        message = {"op": "shepherd_exit", "job": str(launch["jobid"])}
+        sock.sendall(json.dumps(message).encode("ascii") + b"\n")
+        sock.recv(4096)
+    except OSError:
+        pass
+    finally:
+        sock.close()
+
+
+def shepherd(jobdir: Path, launch: Dict[str, Any], report_fd: int) -> None:
+    """The shepherd proper: start, record, wait, record, notify."""
+    for signum in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGQUIT):
+        signal.signal(signum, signal.SIG_IGN)
+    os.umask(0)
+    try:
+        out_fd = _open_stream(str(launch["stdout"]), launch)
+        err_fd = (out_fd if launch["stderr"] == launch["stdout"]
+                  else _open_stream(str(launch["stderr"]), launch))
+    except OSError as exc:
+        os.write(report_fd, ("err cannot open output: %s" % exc).encode())
+        return
+    exec_r, exec_w = os.pipe2(os.O_CLOEXEC)
+    start = time.time()
+    child = os.fork()
+    if child == 0:
+        os.close(exec_r)
+        _exec_child(launch, out_fd, err_fd, exec_w)
+    os.close(exec_w)
+    for fd in {out_fd, err_fd}:
+        os.close(fd)
+    failure = _read_all(exec_r)
+    if failure:
+        os.waitpid(child, 0)
+        os.write(report_fd, b"err " + failure)
+        return
+    write_json(jobdir / "shepherd.json", {
+        "shepherd_pid": os.getpid(), "shepherd_ticks": start_ticks(os.getpid()),
+        "pid": child, "ticks": start_ticks(child), "start_time": start})
+    os.write(report_fd, b"ok %d" % child)
+    os.close(report_fd)
+    _, wait_status, usage = os.wait4(child, 0)
+    write_json(jobdir / "exit.json", {
+        "status": exit_status(wait_status),
+        "cput": usage.ru_utime + usage.ru_stime,
+        "maxrss_kb": usage.ru_maxrss,
+        "end_time": time.time()})
+    _notify_mom(launch)
+
+
+def main(argv: List[str]) -> int:
+    jobdir = Path(argv[0])
+    launch = read_json(jobdir / "launch.json")
+    if launch is None:
+        sys.stdout.write("err no launch record in %s\n" % jobdir)
+        return 1
+    read_fd, write_fd = os.pipe()
+    if os.fork() > 0:
+        os.close(write_fd)
+        report = _read_all(read_fd).decode("utf-8", "replace")
+        sys.stdout.write((report or "err shepherd died before starting the job") + "\n")
+        return 0 if report.startswith("ok ") else 1
+    os.close(read_fd)
+    try:
+        shepherd(jobdir, launch, write_fd)
+    except BaseException as exc:
+        try:
+            os.write(write_fd, ("err shepherd failure: %s" % exc).encode("utf-8", "replace"))
+        except OSError:
+            pass
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

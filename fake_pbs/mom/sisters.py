@@ -1,0 +1,130 @@
+"""Multi-host jobs: the primary mom drives its sisters over their sockets (join, kill, abort,
+release), and a sister's side of it.
+
+A sister holds the job's vnodes from ``join`` until ``release`` (job over: execjob_epilogue and
+execjob_end run there) or ``abort`` (the job failed to start: execjob_abort only, reference §6.4).
+The fake runs no job processes on sisters (there is no pbsdsh/TM here).
+"""
+import shutil
+from typing import Any, Dict, Mapping, Optional, Tuple
+
+from fake_pbs import paths
+from fake_pbs.model.errors import (PBSE_HOOK_REJECT, PBSE_HOOK_REJECT_DELETEJOB,
+                                   PBSE_HOOK_REJECT_RERUNJOB, PBSE_SISCOMM, PBSE_SYSTEM,
+                                   PbsError)
+from fake_pbs.mom import hookpoints
+from fake_pbs.mom.context import MomContext
+from fake_pbs.mom.durable import write_json
+from fake_pbs.protocol import call, connect
+
+JOB_EXEC_RETRY = -3
+JOB_EXEC_FAILHOOK_RERUN = -16
+JOB_EXEC_FAILHOOK_DELETE = -17
+JOB_EXEC_JOINJOB = -30
+SISTER_TIMEOUT = 30.0
+
+
+class DropConnection(Exception):
+    """Raised by a handler to close the connection without a reply (the ``comm`` fault)."""
+
+
+# ---- primary side -------------------------------------------------------------------------------
+
+def sister_request(ctx: MomContext, host: str, op: str, **args: Any) -> Any:
+    """One request to the sister ``host``; connection trouble becomes PBSE_SISCOMM."""
+    try:
+        channel = connect(paths.mom_socket(ctx.home, host), timeout=SISTER_TIMEOUT)
+    except OSError:
+        raise PbsError(PBSE_SISCOMM)
+    try:
+        return call(channel, op, **args)
+    except (OSError, ValueError):
+        raise PbsError(PBSE_SISCOMM)
+    finally:
+        channel.close()
+
+
+def join_failure_code(code: int) -> int:
+    """The job's exit code when a sister failed to join with PBSE ``code`` (job_start_error)."""
+    return {PBSE_HOOK_REJECT_DELETEJOB: JOB_EXEC_FAILHOOK_DELETE,
+            PBSE_HOOK_REJECT_RERUNJOB: JOB_EXEC_FAILHOOK_RERUN,
+            PBSE_SISCOMM: JOB_EXEC_JOINJOB}.get(code, JOB_EXEC_RETRY)
+
+
+def join_all(ctx: MomContext, job: Mapping[str, Any], sisters: Tuple[str, ...]
+             ) -> Optional[Tuple[str, PbsError]]:
+    """Join every sister in turn; the first failure as (host, error), or None."""
+    for host in sisters:
+        try:
+            sister_request(ctx, host, "join", job=dict(job))
+        except PbsError as err:
+            return host, err
+    return None
+
+
+# ---- sister side --------------------------------------------------------------------------------
+
+def begin_reject_code(result: hookpoints.HookResult) -> int:
+    if result.delete:
+        return PBSE_HOOK_REJECT_DELETEJOB
+    if result.rerun:
+        return PBSE_HOOK_REJECT_RERUNJOB
+    return PBSE_HOOK_REJECT
+
+
+class SisterJobs:
+    """The jobs this mom holds as a sister."""
+
+    def __init__(self, ctx: MomContext) -> None:
+        self.ctx = ctx
+        self.jobs: Dict[str, Dict[str, Any]] = {}
+
+    def join(self, job: Dict[str, Any]) -> None:
+        ctx, jobid = self.ctx, str(job["id"])
+        if ctx.faults.armed("comm"):
+            raise DropConnection()
+        ctx.log.job(jobid, "JOIN_JOB as node %s" % ctx.host, 0x0080)
+        result = hookpoints.execjob_begin(ctx.site(False), job)
+        if not result.accept:
+            # A sister whose execjob_begin rejects runs no abort hook: the primary aborts.
+            raise PbsError(begin_reject_code(result), result.message or None)
+        layout = ctx.layout.job(jobid)
+        if ctx.faults.armed("jobdir"):
+            self._abort_locally(job, "could not create job directory")
+            raise PbsError(PBSE_SYSTEM, "could not create job directory")
+        if ctx.faults.armed("join"):
+            self._abort_locally(job, "join job failed")
+            raise PbsError(PBSE_SISCOMM)
+        layout.dir.mkdir(parents=True, exist_ok=True)
+        write_json(layout.spec, {"role": "sister", "job": job})
+        self.jobs[jobid] = job
+
+    def _abort_locally(self, job: Mapping[str, Any], why: str) -> None:
+        self.ctx.log.job(str(job["id"]), why, 0x0001)
+        hookpoints.execjob_abort(self.ctx.site(False), job, JOB_EXEC_JOINJOB)
+
+    def abort(self, jobid: str) -> None:
+        self.ctx.log.job(jobid, "ABORT_JOB received")
+        job = self.jobs.pop(jobid, None)
+        if job is not None:
+            hookpoints.execjob_abort(self.ctx.site(False), job, JOB_EXEC_RETRY)
+        self._forget(jobid)
+
+    def kill(self, jobid: str, signame: str) -> None:
+        self.ctx.log.job(jobid, "signal job with %s" % signame, 0x0004)
+
+    def release(self, jobid: str, exit_status: int) -> None:
+        job = self.jobs.pop(jobid, None)
+        if job is not None:
+            site = self.ctx.site(False)
+            hookpoints.execjob_epilogue(site, job, exit_status)
+            hookpoints.execjob_end(site, job, exit_status)
+        self.ctx.log.job(jobid, "kill_job")
+        self._forget(jobid)
+
+    def _forget(self, jobid: str) -> None:
+        shutil.rmtree(str(self.ctx.layout.job(jobid).dir), ignore_errors=True)
+
+    def adopt(self, jobid: str, job: Dict[str, Any]) -> None:
+        """Re-learn a sister job found on disk at mom start-up."""
+        self.jobs[jobid] = job
