@@ -1,0 +1,7 @@
+"""Make the checkout importable when the scheduler tests run on their own."""
+import sys
+from pathlib import Path
+
+_ROOT = str(Path(__file__).resolve().parents[2])
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)

@@ -1,0 +1,46 @@
+"""Builders of the attribute dicts the server hands to ``run_cycle``."""
+from typing import Dict, List, Optional
+
+from fake_pbs.model.select import derive_resources
+from fake_pbs.server.sched.cycle import CycleResult, run_cycle
+
+Attrs = Dict[str, str]
+
+
+def node(ncpus: int = 2, mem: str = "16gb", ngpus: int = 0, state: str = "free",
+         **extra: str) -> Attrs:
+    attrs = {"resources_available.ncpus": str(ncpus), "resources_available.mem": mem,
+             "resources_available.ngpus": str(ngpus), "state": state}
+    attrs.update(extra)
+    return attrs
+
+
+def queue(priority: int = 0, **extra: str) -> Attrs:
+    attrs = {"queue_type": "Execution", "enabled": "True", "started": "True",
+             "Priority": str(priority)}
+    attrs.update(extra)
+    return attrs
+
+
+def job(seq: int, state: str = "Q", queue_name: str = "workq", qtime: Optional[int] = None,
+        **resources: str) -> Attrs:
+    """A job as the server stores it, Resource_List derived as qsub + queuejob would."""
+    attrs = {"id": "%d.vm" % seq, "job_state": state, "queue": queue_name,
+             "qtime": str(1000 + seq if qtime is None else qtime), "Rerunable": "True",
+             "Checkpoint": "u"}
+    attrs.update(derive_resources({"Resource_List." + key: value
+                                   for key, value in resources.items()}))
+    return attrs
+
+
+def running(seq: int, exec_vnode: str, exec_host: str, stime: int = 0, **resources: str) -> Attrs:
+    attrs = job(seq, state="R", **resources)
+    attrs.update({"exec_vnode": exec_vnode, "exec_host": exec_host, "stime": str(stime)})
+    return attrs
+
+
+def cycle(nodes: Dict[str, Attrs], jobs: List[Attrs], queues: Optional[Dict[str, Attrs]] = None,
+          server: Optional[Attrs] = None, sched: Optional[Attrs] = None,
+          now: float = 5000.0) -> CycleResult:
+    return run_cycle(server or {"scheduling": "True"}, sched or {},
+                     queues or {"workq": queue()}, nodes, jobs, now)
