@@ -1,0 +1,64 @@
+"""Fixtures of the fidelity replay: one fake cluster per transcript set, stopped at session end.
+
+Option ``--fake-pbs-fidelity=release|all|none`` (or ``FAKE_PBS_FIDELITY``): which sets replay.
+``release`` (the default) replays the release set's prefixes a b c d e f g h v; ``all`` adds the
+extra set (460 cases, opt-in); ``none`` skips the replay.  The option is registered here, so it
+is accepted on the command line when pytest is pointed at tests/fidelity; otherwise use the
+environment variable.
+"""
+import os
+from typing import Callable, Dict, Iterator, List
+
+import pytest
+
+from .harness.replay import Outcome, Replayer
+from .harness.report import format_table, tally
+from .known_differences import KNOWN_DIFFERENCES
+
+OUTCOMES: List[Outcome] = []
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    try:
+        parser.addoption("--fake-pbs-fidelity", default=None, choices=("release", "all", "none"),
+                         help="golden transcript sets to replay (default: release)")
+    except ValueError:
+        pass  # already registered by another conftest or plugin
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "fidelity: replays a golden OpenPBS transcript case")
+
+
+def fidelity_choice(config: pytest.Config) -> str:
+    value = None
+    try:
+        value = config.getoption("--fake-pbs-fidelity")
+    except ValueError:
+        pass
+    return str(value or os.environ.get("FAKE_PBS_FIDELITY") or "release")
+
+
+@pytest.fixture(scope="session")
+def fidelity_replayer(request: pytest.FixtureRequest) -> Iterator[Callable[[str], Replayer]]:
+    """Replayer per set, created on first use; every cluster is stopped at the end."""
+    replayers: Dict[str, Replayer] = {}
+
+    def get(set_name: str) -> Replayer:
+        if set_name not in replayers:
+            replayers[set_name] = Replayer(set_name, KNOWN_DIFFERENCES)
+        return replayers[set_name]
+
+    try:
+        yield get
+    finally:
+        for replayer in replayers.values():
+            replayer.close()
+
+
+def pytest_terminal_summary(terminalreporter: "pytest.TerminalReporter") -> None:
+    if not OUTCOMES:
+        return
+    terminalreporter.section("fidelity: matched/total per prefix")
+    for line in format_table(tally(OUTCOMES, KNOWN_DIFFERENCES)):
+        terminalreporter.write_line(line)

@@ -1,0 +1,162 @@
+"""The set-up the transcripts only imply, in one place: what ran between captured cases.
+
+The capture scripts (tests/data/fidelity/scenario/replay.sh, replay_f.sh, and the extra set's
+extra_lib.sh) ran commands that were not captured, or whose capture is not in the set: jobs whose
+ids later outputs list (a13 -> 7.vm, a19e -> 9.vm), clean-ups (c11 deletes 15.vm, f00 deletes
+hook h1), settings restored between sections, and waits for a job state.  Each is written here as
+a step before the case it precedes, with the line of the script it stands for.
+
+Job ids in steps are the transcript's; the replay rewrites them like any command.
+"""
+import re
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+from .cases import Case, LogSpec, load_set, log_case, set_dir
+
+
+@dataclass(frozen=True)
+class Run:
+    """Run ``command`` as ``user``; ``golden_stdout`` (an id printed by qsub) pairs job ids."""
+
+    user: str
+    command: str
+    golden_stdout: str = ""
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class Wait:
+    """Poll ``qstat -x -f`` until the job state matches ``states`` (a regex) or ``timeout``."""
+
+    job: str
+    states: str
+    timeout: float
+    why: str = ""
+
+
+Step = Union[Run, Wait]
+
+_MOM_NOISE = "print_svrattrl|hook_perf|TPP"
+_MOM_FILTER = (_MOM_NOISE + r"|;Svr;pbs_python;(-->|sys.modules|BEGIN|DONE)|_pbs_python_event_set"
+               r"|mom_get_sample")
+
+RELEASE_BEFORE: Dict[str, List[Step]] = {
+    "a14_qsub_bad_select": [
+        Run("pbsuser", "qsub -h -l walltime hello.sh", "7.vm\n", "a13 (not in the set)")],
+    "a19f_qstat_fjson_backslash": [
+        Run("pbsuser", "qsub -h -v 'TAB=x\ty' hello.sh", "9.vm\n", "a19e (not in the set)")],
+    "b01_qstat_default": [Wait("14.vm", "R", 20, "waitstate $S2 R 20; sleep 2")],
+    "b05b_qstat_fxjson_deleted_final": [Wait("13.vm", "F", 30, "waitstate $S1 F 30")],
+    "c04c_qstat_fxjson_forcedeleted_final": [Wait("14.vm", "F", 30, "waitstate $S2 F 30")],
+    "b07b_qstat_fxjson_exit3": [Wait("16.vm", "F", 30, "waitstate $E3 F 30")],
+    "b08c_qstat_fxjson_wtkill_final": [Wait("17.vm", "F", 90, "waitstate $W F 90")],
+    "c02c_qdel_x_finished": [Run("pbsuser", "qdel 15.vm", "", "c11 (not in the set)")],
+    "d01_qmgr_create_hook": [
+        Run("root", "qdel $(qselect -u pbsuser -s HQ) 2>/dev/null", "",
+            "replay.sh: clean up held and queued jobs after section c")],
+    "d09_qmgr_syntax_error": [
+        Run("root", "qmgr -c 'set sched preempt_order = SCR'", "", "replay.sh after d08l")],
+    "e01_pbsnodes_a": [Run("root", "qmgr -c 'delete hook h1'", "", "f00 (not in the set)")],
+    "g06_qsub_express": [Wait("19.vm", "R", 20, "waitstate $V R 20; sleep 2")],
+    "g08_qstat_fxjson_victim": [Wait("19.vm", "F", 40, "waitstate $V F 40")],
+    "f01_setup_hooks": [
+        Run("root", "qdel 20.vm; qmgr -c 'set node vm resources_available.ncpus=2';"
+            " qmgr -c 'set sched default preempt_order = SCR'", "", "replay.sh after g11")],
+    "f03_qstat_fxjson_held": [Wait("21.vm", "H", 90, "waitstate $FA H 90")],
+    "f10_setup_abort_raise": [
+        Run("root", "qmgr -c 'set hook pro_reject enabled=false';"
+            " qmgr -c 'set hook abort_log enabled=false'; qmgr -c 'set hook end_log enabled=false';"
+            " qmgr -c 'set hook pro_reject enabled=true'; qmgr -c 'set hook abort_log enabled=false'",
+            "", "replay_f.sh after f08")],
+    "f12_qstat_fxjson_abort_raise_final": [Wait("22.vm", "H", 90, "waitstate $FR H 90")],
+    "f20_setup_abort_sleep": [
+        Run("root", "qdel 22.vm; qmgr -c 'set hook abort_raise enabled=false'", "",
+            "replay_f.sh after f12")],
+    "f24_qstat_fxjson_abort_sleep_final": [Wait("23.vm", "H", 150, "waitstate $FS H 150")],
+}
+
+# Log excerpts of the release set: (file, checked after case, how it was cut).
+RELEASE_LOGS: List[Tuple[str, str, LogSpec]] = [
+    ("f05_server_logs_grep_21.vm.log", "f07b_qstat_held_job_s",
+     LogSpec("server", by_objects=True)),
+    ("f04_mom_logs_grep_21.vm.log", "f07b_qstat_held_job_s",
+     LogSpec("mom", exclude=_MOM_NOISE, by_objects=True)),
+    ("f04d_mom_logs_ran_lines.log", "f07b_qstat_held_job_s",
+     LogSpec("mom", include="ran execjob")),
+    ("f13_mom_logs_abort_raise_first_attempts.log", "f12_qstat_fxjson_abort_raise_final",
+     LogSpec("mom", mark="f11_qsub_abort_raise", exclude=_MOM_FILTER, head=80)),
+    ("f23_mom_logs_abort_sleep_first_attempts.log", "f24_qstat_fxjson_abort_sleep_final",
+     LogSpec("mom", mark="f21_qsub_abort_sleep", exclude=_MOM_FILTER, head=80)),
+    ("g10_sched_logs_preempt_D.log", "g09_qstat_fxjson_express",
+     LogSpec("sched", mark="g04_qsub_victim_rn")),
+    ("g11_server_logs_preempt_D.log", "g09_qstat_fxjson_express",
+     LogSpec("server", mark="g04_qsub_victim_rn", exclude="TPP")),
+]
+
+_I05_DIRS = ("a_default b_oe_paths c_join_oe d_keep_oe e_o_dir/outdir f_join_eo g_rel"
+             " h_keep_oe_join")
+EXTRA_BEFORE: Dict[str, List[Step]] = {
+    "i05a_qsub_default": [
+        Run("pbsuser", "mkdir -p %s && cp both.sh i05/" % " ".join(
+            "i05/" + d for d in _I05_DIRS.split()), "", "the i05 tree (see i05z's listing)")],
+}
+
+PLANS: Dict[str, Tuple[Dict[str, List[Step]], List[Tuple[str, str, LogSpec]]]] = {
+    "release": (RELEASE_BEFORE, RELEASE_LOGS),
+    "extra": (EXTRA_BEFORE, []),
+}
+
+_LOG_STAMP = re.compile(r"^(\d\d)/(\d\d)/(\d{4}) (\d\d:\d\d:\d\d)")
+
+
+def _extra_logs(cases: Sequence[Case]) -> List[Tuple[str, str, LogSpec]]:
+    """The extra set's ``NAME_<daemon>.log`` excerpts, placed by their own time stamps.
+
+    extra_lib.sh's ``mark``/``newlogs`` cut them from a mark set before a group of cases (the
+    group is the name's first three characters, ``m04``) with a pattern the README does not
+    record: the fake's lines are cut from the group's first case on, about the same objects.
+    """
+    found = []
+    for path in sorted(set_dir("extra").glob("*.log")):
+        stem = path.stem
+        daemon = stem.rsplit("_", 1)[-1]
+        lines = [ln for ln in path.read_text(errors="replace").splitlines() if ln]
+        group = [c for c in cases if c.name[:3] == stem[:3]]
+        if daemon not in ("server", "mom", "sched") or not lines or not group:
+            continue
+        last = _LOG_STAMP.match(lines[-1])
+        stamp = ("%s-%s-%sT%s.999999Z" % (last.group(3), last.group(1), last.group(2),
+                                          last.group(4))) if last else group[-1].time
+        after = [c for c in cases if c.time <= stamp] or group
+        found.append((path.name, after[-1].name,
+                      LogSpec(daemon, mark=group[0].name, exclude=_MOM_NOISE, by_objects=True)))
+    return found
+
+
+def build_plan(set_name: str) -> List[Union[Case, Step]]:
+    """The set's cases in captured order, with the implied steps and log excerpts in place."""
+    cases = load_set(set_name)
+    before, logs = PLANS.get(set_name, ({}, []))
+    if set_name == "extra":
+        logs = _extra_logs(cases)
+    by_name = {case.name: case for case in cases}
+    logs_after: Dict[str, List[Case]] = {}
+    for file_name, after, spec in logs:
+        logs_after.setdefault(after, []).append(
+            log_case(set_name, file_name, spec, by_name[after]))
+    plan: List[Union[Case, Step]] = []
+    for case in cases:
+        plan.extend(before.get(case.name, []))
+        plan.append(case)
+        plan.extend(logs_after.get(case.name, []))
+    return plan
+
+
+def plan_cases(set_name: str) -> List[Case]:
+    """The cases (command and log excerpt) of a set, in replay order."""
+    return [item for item in build_plan(set_name) if isinstance(item, Case)]
+
+
+def step_user(step: Step) -> Optional[str]:
+    return step.user if isinstance(step, Run) else None

@@ -1,0 +1,285 @@
+"""Replaying a transcript set against a fake cluster, case by case, in captured order.
+
+For each case: rewrite the command (job ids golden -> fake, capture paths -> local paths), run it
+as the case's user in the case's cwd, normalize both sides and compare.  Read-only commands
+(qstat, pbsnodes, tracejob, qselect, qmgr list/print, grep/cat of files) are retried until they
+match or a bound passes, since the fake's timing is not PBS's; commands with side effects run
+once.  Cases are replayed lazily and in order, so selecting one test replays what precedes it.
+"""
+import difflib
+import re
+import time
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Mapping, Optional, Union
+
+from .cases import Case, LogSpec
+from .environment import FidelityEnv, Result
+from .jobids import JobMap
+from .normalize import Normalizer, mask
+from .plan import Run, Step, Wait, build_plan
+
+RETRY_SECONDS = 15.0        # read-only commands: retry until they match, this long at most
+KNOWN_RETRY_SECONDS = 2.0   # ... for cases listed as known differences (expected to differ)
+WAIT_CAP_SECONDS = 60.0     # implied waits for a job state, at most this long
+
+_READ_ONLY_WORDS = frozenset(
+    "qstat tracejob qselect grep cat ls sed od echo head tail find sort wc for do done in"
+    " cd true timeout".split())
+_SEGMENT_SPLIT = re.compile(r"&&|\|\||[|;]|\$\(|\bdo\b|\bthen\b")
+_QMGR_READ = re.compile(r"-c\s+['\"]\s*(list|l|print|p)\b")
+_PBSNODES_WRITE = re.compile(r"(^|\s)-[a-zA-Z]*[oOrcCN]")
+
+
+def _defuse_quotes(command: str) -> str:
+    """Quoted strings reduced to their first word, so that ``grep 'a|b'`` is not a pipe."""
+    def first_word(match: "re.Match[str]") -> str:
+        words = re.sub(r"[|;&$()]", " ", match.group(2)).split()
+        return match.group(1) + (words[0] if words else "") + match.group(1)
+    return re.sub(r"(['\"])(.*?)\1", first_word, command)
+
+
+def is_read_only(command: str) -> bool:
+    """Whether running ``command`` again cannot change the cluster (so it may be retried)."""
+    for segment in _SEGMENT_SPLIT.split(_defuse_quotes(command)):
+        words = segment.strip().split()
+        if not words:
+            continue
+        word = words[0].strip("()'\"")
+        if word.startswith("$") or "=" in word and word.split("=", 1)[0].isidentifier():
+            continue  # a variable reference or an assignment
+        if word == "pbsnodes" and not _PBSNODES_WRITE.search(segment):
+            continue
+        if word == "qmgr" and _QMGR_READ.search(segment):
+            continue
+        if word not in _READ_ONLY_WORDS:
+            return False
+    return True
+
+
+@dataclass
+class Outcome:
+    """What one case gave: ``match``, ``differ``, ``skip`` or ``error``."""
+
+    case: Case
+    status: str
+    command: str = ""
+    expected: str = ""
+    got: str = ""
+    attempts: int = 0
+    detail: str = ""
+
+    def explain(self) -> str:
+        """A failure message: what ran, what came back, the diff, and what to do."""
+        if self.status == "skip":
+            return "skipped: " + self.detail
+        if self.status == "error":
+            return "%s: the harness could not replay it\n%s" % (self.case.name, self.detail)
+        diff = "\n".join(difflib.unified_diff(
+            self.expected.splitlines(), self.got.splitlines(), "OpenPBS 23.06.06 (normalized)",
+            "fake_pbs (normalized)", lineterm="", n=2))
+        return ("%s differs from the transcript after %d attempt(s).\n"
+                "ran as %s in %s: %s\n%s\n"
+                "Fix fake_pbs so that the normalized outputs agree, or (for an intended "
+                "difference) list the case in tests/fidelity/known_differences.py with the reason."
+                % (self.case.name, self.attempts, self.case.user, self.case.cwd, self.command,
+                   diff))
+
+
+def render(exit_code: int, stdout: str, stderr: str) -> str:
+    """The compared form of a command's result: exit code, stdout and stderr, exactly."""
+    return "exit code: %d\n----- stdout\n%s\n----- stderr\n%s" % (exit_code, stdout, stderr)
+
+
+@dataclass
+class Replayer:
+    """Replays one set in order against its own fake cluster (started on first use)."""
+
+    set_name: str
+    known: Mapping[str, str] = field(default_factory=dict)
+    retry_seconds: float = RETRY_SECONDS
+    plan: List[Union[Case, Step]] = field(init=False)
+    outcomes: Dict[str, Outcome] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.plan = build_plan(self.set_name)
+        self.position = 0
+        self.env: Optional[FidelityEnv] = None
+        self.fatal: Optional[str] = None
+        self.jobs = JobMap()
+        self.normalizer = Normalizer()
+        self.marks: Dict[str, Dict[str, int]] = {}
+        self._mark_names = {item.log.mark for item in self.plan
+                            if isinstance(item, Case) and item.log is not None and item.log.mark}
+
+    # ---- driving -----------------------------------------------------------------------------
+
+    def cases(self) -> List[Case]:
+        return [item for item in self.plan if isinstance(item, Case)]
+
+    def outcome(self, name: str) -> Outcome:
+        """The outcome of case ``name``, replaying everything before it first."""
+        while name not in self.outcomes and self.position < len(self.plan):
+            item = self.plan[self.position]
+            self.position += 1
+            if isinstance(item, Case):
+                self.outcomes[item.name] = self._replay_case(item)
+            else:
+                self._step(item)
+        return self.outcomes[name]
+
+    def run_all(self) -> List[Outcome]:
+        return [self.outcome(case.name) for case in self.cases()]
+
+    def close(self) -> None:
+        if self.env is not None:
+            self.env.stop()
+            self.env = None
+
+    def _environment(self) -> FidelityEnv:
+        if self.env is None and self.fatal is None:
+            env = FidelityEnv(self.set_name)
+            self.env = env
+            try:
+                env.prepare()
+            except Exception as err:  # noqa: BLE001 - reported in every case's outcome
+                self.fatal = "cluster set-up failed: %s" % err
+            self.normalizer = Normalizer(env.substitutions(), env.host_names())
+        if self.fatal is not None or self.env is None:
+            raise RuntimeError(self.fatal)
+        return self.env
+
+    # ---- steps -------------------------------------------------------------------------------
+
+    def _step(self, step: Step) -> None:
+        try:
+            env = self._environment()
+        except RuntimeError:
+            return
+        if isinstance(step, Run):
+            if env.skip_reason(step.user) is not None:
+                return
+            result = env.run(step.user, "/home/" + step.user if step.user != "root" else "/root",
+                             env.golden_to_local(self.jobs.to_fake_command(step.command), ""))
+            if step.golden_stdout:
+                self.jobs.learn(step.golden_stdout,
+                                self.normalizer.fake_to_golden(result.stdout))
+        elif isinstance(step, Wait):
+            self._wait(env, step)
+
+    def _wait(self, env: FidelityEnv, step: Wait) -> None:
+        job = self.jobs.to_fake_command(step.job)
+        deadline = time.monotonic() + min(step.timeout, WAIT_CAP_SECONDS)
+        user = "root" if "root" in env.accounts else "pbsuser"
+        while time.monotonic() < deadline:
+            result = env.run(user, "/root", "qstat -x -f %s" % job, timeout=30)
+            found = re.search(r"job_state = (\S+)", result.stdout)
+            state = found.group(1) if found else ""
+            if re.fullmatch(step.states, state) or (state == "F" and "F" not in step.states):
+                return
+            time.sleep(0.3)
+
+    # ---- cases -------------------------------------------------------------------------------
+
+    def _replay_case(self, case: Case) -> Outcome:
+        try:
+            env = self._environment()
+        except RuntimeError as err:
+            return Outcome(case, "error", detail=str(err))
+        reason = env.skip_reason(case.user)
+        if reason is not None:
+            return Outcome(case, "skip", detail=reason)
+        if case.name in self._mark_names:
+            self.marks[case.name] = self._log_sizes(env)
+        try:
+            if case.log is not None:
+                return self._replay_log(env, case, case.log)
+            return self._replay_command(env, case)
+        except Exception:  # noqa: BLE001 - a harness failure is reported, not raised
+            return Outcome(case, "error", detail=traceback.format_exc())
+
+    def _replay_command(self, env: FidelityEnv, case: Case) -> Outcome:
+        command = env.golden_to_local(self.jobs.to_fake_command(case.command),
+                                      case.time[:10].replace("-", ""))
+        expected = self.normalizer.golden(render(case.exit_code, case.stdout, case.stderr))
+        bound = KNOWN_RETRY_SECONDS if case.name in self.known else self.retry_seconds
+        retry = is_read_only(case.command)
+        deadline = time.monotonic() + bound
+        attempts = 0
+        pause = 0.2
+        while True:
+            attempts += 1
+            result = env.run(case.user, case.cwd, command)
+            jobs, got = self._normalize_result(case, result)
+            if got == expected or not retry or time.monotonic() >= deadline:
+                break
+            time.sleep(pause)
+            pause = min(pause * 2, 1.0)
+        self.jobs = jobs
+        return Outcome(case, "match" if got == expected else "differ", command, expected, got,
+                       attempts)
+
+    def _normalize_result(self, case: Case, result: Result) -> "tuple[JobMap, str]":
+        jobs = self.jobs.copy()
+        fake_text = self.normalizer.fake_to_golden(result.stdout + "\n" + result.stderr)
+        jobs.learn(case.stdout + "\n" + case.stderr, fake_text)
+        got = self.normalizer.fake(render(result.exit_code, result.stdout, result.stderr), jobs)
+        return jobs, got
+
+    # ---- log excerpts ------------------------------------------------------------------------
+
+    def _log_path(self, env: FidelityEnv, daemon: str) -> Path:
+        day = time.strftime("%Y%m%d", time.gmtime())
+        if daemon == "mom":
+            return env.home / "mom_logs" / "vm" / day
+        if daemon == "accounting":
+            return env.home / "server_priv" / "accounting" / day
+        return env.home / ("%s_logs" % daemon) / day
+
+    def _log_lines(self, env: FidelityEnv, daemon: str) -> List[str]:
+        try:
+            text = self._log_path(env, daemon).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return []
+        return text.splitlines()
+
+    def _log_sizes(self, env: FidelityEnv) -> Dict[str, int]:
+        return {d: len(self._log_lines(env, d)) for d in ("server", "mom", "sched", "accounting")}
+
+    def _replay_log(self, env: FidelityEnv, case: Case, spec: LogSpec) -> Outcome:
+        expected = mask(case.stdout)
+        deadline = time.monotonic() + (KNOWN_RETRY_SECONDS if case.name in self.known
+                                       else self.retry_seconds)
+        attempts = 0
+        while True:
+            attempts += 1
+            got = mask(self._cut_log(env, case, spec))
+            if got == expected or time.monotonic() >= deadline:
+                break
+            time.sleep(0.5)
+        return Outcome(case, "match" if got == expected else "differ",
+                       "<%s log of the fake, cut like %s>" % (spec.daemon, case.name),
+                       expected, got, attempts)
+
+    def _cut_log(self, env: FidelityEnv, case: Case, spec: LogSpec) -> str:
+        lines = self._log_lines(env, spec.daemon)
+        if spec.mark is not None:
+            lines = lines[self.marks.get(spec.mark, {}).get(spec.daemon, 0):]
+        lines = [self.normalizer.fake_to_golden(line, self.jobs) for line in lines]
+        if spec.include:
+            lines = [ln for ln in lines if re.search(spec.include, ln)]
+        if spec.exclude:
+            lines = [ln for ln in lines if not re.search(spec.exclude, ln)]
+        if spec.by_objects:
+            objects = {_log_object(ln) for ln in case.stdout.splitlines()} - {None}
+            lines = [ln for ln in lines if _log_object(ln) in objects]
+        if spec.head is not None:
+            lines = lines[:spec.head]
+        return "".join(ln + "\n" for ln in lines)
+
+
+def _log_object(line: str) -> Optional[str]:
+    """The object field of a PBS log line (``date;type;daemon;class;OBJECT;message``)."""
+    fields = line.split(";", 5)
+    return fields[4] if len(fields) == 6 else None

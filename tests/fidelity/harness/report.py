@@ -1,0 +1,37 @@
+"""The per-prefix match table printed by tools/fidelity_report.py and the pytest summary."""
+from typing import Dict, Iterable, List, Mapping, Sequence
+
+from .replay import Outcome
+
+COLUMNS = ("prefix", "total", "match", "known", "differ", "skip", "error")
+
+
+def tally(outcomes: Iterable[Outcome], known: Mapping[str, str]) -> Dict[str, Dict[str, int]]:
+    """Counts per ``set/prefix``: known = listed difference that indeed differs."""
+    table: Dict[str, Dict[str, int]] = {}
+    for outcome in outcomes:
+        key = "%s/%s" % (outcome.case.set_name, outcome.case.prefix)
+        row = table.setdefault(key, {name: 0 for name in COLUMNS[1:]})
+        row["total"] += 1
+        status = outcome.status
+        if status == "differ" and outcome.case.name in known:
+            status = "known"
+        row[status if status in row else "error"] += 1
+    return table
+
+
+def format_table(table: Mapping[str, Mapping[str, int]]) -> List[str]:
+    """Aligned rows (matched/total per prefix), with a total line."""
+    lines = [_row(COLUMNS[0], COLUMNS[1:])]
+    totals = {name: 0 for name in COLUMNS[1:]}
+    for key in sorted(table):
+        row = table[key]
+        lines.append(_row(key, [str(row[name]) for name in COLUMNS[1:]]))
+        for name in totals:
+            totals[name] += row[name]
+    lines.append(_row("all", [str(totals[name]) for name in COLUMNS[1:]]))
+    return lines
+
+
+def _row(label: str, cells: Sequence[str]) -> str:
+    return "%-12s" % label + "".join("%7s" % cell for cell in cells)

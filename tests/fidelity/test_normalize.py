@@ -1,0 +1,191 @@
+"""Unit tests of the fidelity normalizer, job-id pairing and command classification.
+
+Each test names the transcript its snippet comes from; each rule is shown both to mask what it
+must and to leave behaviour (spacing, wording, other values) visible.
+"""
+import pytest
+
+from .harness.cases import load_set
+from .harness.jobids import JobMap
+from .harness.normalize import Normalizer, mask
+from .harness.replay import is_read_only, render
+
+RELEASE = {case.name: case for case in load_set("release")}
+
+
+def _golden(name: str) -> str:
+    case = RELEASE[name]
+    return render(case.exit_code, case.stdout, case.stderr)
+
+
+@pytest.mark.parametrize("name", sorted(RELEASE))
+def test_transcript_normalizes_equal_to_itself(name: str) -> None:
+    """Every release case, seen as the fake's output, equals itself after normalization."""
+    text = _golden(name)
+    jobs = JobMap()
+    jobs.learn(text, text)
+    assert Normalizer().fake(text, jobs) == Normalizer().golden(text)
+
+
+def test_hand_altered_copy_differs() -> None:
+    """b02_qstat_f_running: one changed value, one extra space, a lost newline all differ."""
+    text = _golden("b02_qstat_f_running")
+    golden = mask(text)
+    assert mask(text.replace("Priority = 0", "Priority = 1")) != golden
+    assert mask(text.replace("    Job_Name", "     Job_Name")) != golden
+    assert mask(text.replace("Submit_Host = vm\n\n", "Submit_Host = vm\n")) != golden
+    assert mask(text.replace("\tPBS_O_LOGNAME", "        PBS_O_LOGNAME")) != golden
+
+
+def test_ctime_and_comment_times_masked() -> None:
+    """b02_qstat_f_running: ctime dates and the HH:MM of 'Job run at ...' comments."""
+    text = _golden("b02_qstat_f_running")
+    other = (text.replace("Sat Nov 21 19:52:14 2026", "Sun Nov 22 08:01:59 2026")
+             .replace("Sat Nov 21 at 19:52", "Sun Nov 22 at 08:01"))
+    assert mask(other) == mask(text)
+    assert "ctime = <CTIME>" in mask(text)
+    assert "Job run at <DAY> at <HH:MM> on (vm:ncpus=1)" in mask(text)
+
+
+def test_epoch_timestamps_masked_but_not_other_numbers() -> None:
+    """b03_qstat_f_json_running: the JSON "timestamp"; small numbers stay."""
+    text = _golden("b03_qstat_f_json_running")
+    assert mask(text.replace("1795290738", "1700000001")) == mask(text)
+    assert mask(text.replace('"Priority":0', '"Priority":7')) != mask(text)
+
+
+def test_log_and_tracejob_stamps_masked() -> None:
+    """h01_tracejob_exit3: line stamps, accounting epochs, SID/pid and used cput."""
+    text = _golden("h01_tracejob_exit3")
+    masked = mask(text)
+    assert "<LOGTIME>  M    SID is: <SID>" in masked
+    assert "Started, pid = <PID>" in masked
+    assert "task 00000001 cput=<USED>" in masked
+    assert "Staged 2/2 items out over <ELAPSED>" in masked
+    assert "end=<EPOCH> Exit_status=3" in masked
+    assert mask(text.replace("Exit_status=3", "Exit_status=4")) != masked
+
+
+def test_resources_used_masked_only_for_used_values() -> None:
+    """b02/b03: resources_used.* in text and JSON are masked; Resource_List is behaviour."""
+    text = _golden("b02_qstat_f_running")
+    changed = text.replace("resources_used.cput = 00:00:00", "resources_used.cput = 00:00:07")
+    assert mask(changed) == mask(text)
+    assert mask(text.replace("Resource_List.ncpus = 1", "Resource_List.ncpus = 2")) != mask(text)
+    json_text = _golden("b03_qstat_f_json_running")
+    assert mask(json_text.replace('"mem":"0kb"', '"mem":"2048kb"')) == mask(json_text)
+    assert mask(json_text.replace('"ncpus":1,\n                "nodect"',
+                                  '"ncpus":2,\n                "nodect"')) != mask(json_text)
+
+
+def test_session_id_masked() -> None:
+    """b02 (text), b03 (JSON) session_id; b01c_qstat_a SessID and Elap Time columns."""
+    assert "session_id = <SID>" in mask(_golden("b02_qstat_f_running"))
+    assert '"session_id":<SID>' in mask(_golden("b03_qstat_f_json_running"))
+    table = _golden("b01c_qstat_a")
+    masked = mask(table)
+    assert "sleeper     <SID>   1   1    --    --  R <ELAP>" in masked
+    assert "queued3       --    1   1    --    --  Q   -- " in masked
+    assert mask(table.replace(" 889 ", " 412 ").replace("R 00:00", "R 00:01")) == masked
+    assert mask(table.replace("queued3       --", "queued3       77")) != masked
+
+
+def test_qstat_time_use_masked() -> None:
+    """b01_qstat_default: the Time Use of running jobs is masked; '0' of queued jobs stays."""
+    table = _golden("b01_qstat_default")
+    assert mask(table.replace("00:00:00 R", "00:00:03 R")) == mask(table)
+    assert mask(table.replace("       0 H", "00:00:00 H")) != mask(table)
+
+
+def test_sock_numbers_in_logs_masked() -> None:
+    """Server logs (master set): 'request received from pbsuser@vm, sock=19'."""
+    line = ("11/21/2026 19:52:14;0100;Server@vm;Req;;Type 1 request received from pbsuser@vm,"
+            " sock=19")
+    assert mask(line) == mask(line.replace("sock=19", "sock=7"))
+    assert mask(line) != mask(line.replace("Type 1", "Type 2"))
+
+
+def test_pbs_o_environment_values_masked() -> None:
+    """b02 (wrapped text) and b03 (JSON): PBS_O_PATH/HOME/SHELL/LANG/TZ values."""
+    text = _golden("b02_qstat_f_running")
+    assert "PBS_O_PATH=<ENV>,PBS_O_SHELL=<ENV>" in mask(text)
+    json_text = _golden("b03_qstat_f_json_running")
+    assert '"PBS_O_PATH":"<ENV>"' in mask(json_text)
+    assert mask(json_text.replace('"PBS_O_WORKDIR":"/home/pbsuser"',
+                                  '"PBS_O_WORKDIR":"/tmp"')) != mask(json_text)
+
+
+def test_fake_side_paths_hosts_and_users() -> None:
+    """b02: the fake's shim PATH, home, host name and user map back to the capture's."""
+    text = _golden("b02_qstat_f_running")
+    local = (text.replace("/opt/pbs/bin", "/tmp/fpb1234").replace("/home/pbsuser", "/home/alice")
+             .replace("pbsuser", "alice").replace("@vm", "@node7").replace("= vm\n", "= node7\n"))
+    normalizer = Normalizer([("/tmp/fpb1234", "/opt/pbs/bin"), ("/home/alice", "/home/pbsuser"),
+                             ("alice", "pbsuser")], host_names=["node7"])
+    jobs = JobMap()
+    jobs.learn(text, text)
+    assert normalizer.fake(local, jobs) == normalizer.golden(text)
+
+
+def test_wrapped_literal_substitution() -> None:
+    """A shim path split by qstat -f's wrap ("\\n\\t") is still mapped back."""
+    normalizer = Normalizer([("/tmp/fpb1234", "/opt/pbs/bin")])
+    assert normalizer.fake_to_golden("PATH=/tmp/fp\n\tb1234:/bin") == "PATH=/opt/pbs/bin:/bin"
+
+
+def test_job_numbers_paired_in_order_of_first_appearance() -> None:
+    """b01c_qstat_a lists 1,4,5,7,8,9,13,14,15; a fake numbering 0..8 pairs in order."""
+    golden = RELEASE["b01c_qstat_a"].stdout
+    numbers = ["1", "4", "5", "7", "8", "9", "13", "14", "15"]
+    fake = golden
+    for index, number in enumerate(numbers):
+        fake = fake.replace("\n%s.vm " % number, "\n%d.vm  " % index if index < 10 else "")
+    jobs = JobMap()
+    assert jobs.learn(golden, fake)
+    assert jobs.golden_to_fake["13"] == "6"
+    assert jobs.to_golden("6.vm sleeper.o6 arr.e6.2") == "13.vm sleeper.o13 arr.e13.2"
+    assert jobs.to_golden("99.vm") == "<unpaired:99>.vm"
+
+
+def test_pairing_refused_when_counts_differ() -> None:
+    """Outputs naming different numbers of unknown jobs pair nothing."""
+    jobs = JobMap()
+    assert not jobs.learn("13.vm\n", "")
+    assert not jobs.golden_to_fake
+
+
+def test_command_rewriting() -> None:
+    """Commands of b02, j02k ('qstat 339'), j05u (afterok:343), j03d (arr.o339.$i)."""
+    jobs = JobMap()
+    for golden, fake in (("13", "2"), ("339", "40"), ("343", "44"), ("1", "0")):
+        jobs.add(golden, fake)
+    assert jobs.to_fake_command("qstat -f 13.vm") == "qstat -f 2.vm"
+    assert jobs.to_fake_command("qstat 339") == "qstat 40"
+    assert jobs.to_fake_command("qstat -t '339[1-2].vm'") == "qstat -t '40[1-2].vm'"
+    assert jobs.to_fake_command("qstat '339[]'") == "qstat '40[]'"
+    assert jobs.to_fake_command("qsub -h -W depend=afterok:343 hello.sh") == (
+        "qsub -h -W depend=afterok:44 hello.sh")
+    assert jobs.to_fake_command("cat arr.o339.$i") == "cat arr.o40.$i"
+    # numbers that are not job ids stay: sleep's argument, -J ranges, tracejob -n.
+    assert jobs.to_fake_command("qsub -h -- /bin/sleep 1") == "qsub -h -- /bin/sleep 1"
+    assert jobs.to_fake_command("qsub -J 1-3 arr.sh") == "qsub -J 1-3 arr.sh"
+    assert jobs.to_fake_command("tracejob -n 1 13.vm") == "tracejob -n 1 2.vm"
+
+
+@pytest.mark.parametrize(("command", "read_only"), [
+    ("qstat -f -F json -x 13.vm", True),
+    ("qstat -f 361.vm | grep -E 'job_state|comment'", True),
+    ("pbsnodes -av", True),
+    ("pbsnodes -o vm", False),
+    ("qmgr -c 'list hook h1'", True),
+    ("qmgr -c 'print server'", True),
+    ("qmgr -c 'set hook h1 alarm = abc'", False),
+    ("qsub hello.sh", False),
+    ("qdel 13.vm", False),
+    ("export MYVAR=hello123; qsub -V envdump.sh", False),
+    ("for j in 330.vm 331.vm; do qstat -f -x $j | grep -E 'Job Id'; done", True),
+    ("tracejob 16.vm", True),
+])
+def test_read_only_classification(command: str, read_only: bool) -> None:
+    """Only commands that cannot change the cluster are retried."""
+    assert is_read_only(command) is read_only

@@ -1,0 +1,42 @@
+"""Replays the golden OpenPBS 23.06.06 transcripts against fake_pbs, one test per case."""
+from typing import Callable, List
+
+import pytest
+
+from .conftest import OUTCOMES, fidelity_choice
+from .harness.cases import RELEASE_PREFIXES, Case
+from .harness.plan import plan_cases
+from .harness.replay import Replayer
+from .known_differences import KNOWN_DIFFERENCES
+
+
+def _params(cases: List[Case]) -> List["pytest.param"]:  # type: ignore[valid-type]
+    params = []
+    for case in cases:
+        marks = [pytest.mark.fidelity]
+        if case.name in KNOWN_DIFFERENCES:
+            marks.append(pytest.mark.xfail(reason=KNOWN_DIFFERENCES[case.name], strict=True))
+        params.append(pytest.param(case.set_name, case.name, id=case.name, marks=marks))
+    return params
+
+
+CASES = ([c for c in plan_cases("release") if c.prefix in RELEASE_PREFIXES]
+         + plan_cases("extra"))
+
+
+@pytest.mark.parametrize(("set_name", "name"), _params(CASES))
+def test_golden_case(set_name: str, name: str, request: pytest.FixtureRequest,
+                     fidelity_replayer: Callable[[str], Replayer]) -> None:
+    """The fake reproduces the transcript named by the test id (its command, user and cwd),
+    byte for byte after the normalization of docs/fidelity.md: stdout, stderr and exit code,
+    or the lines of a daemon log excerpt."""
+    choice = fidelity_choice(request.config)
+    if choice == "none" or (set_name == "extra" and choice != "all"):
+        pytest.skip("fidelity set %s not selected (--fake-pbs-fidelity=all or "
+                    "FAKE_PBS_FIDELITY=all replays it)" % set_name)
+    outcome = fidelity_replayer(set_name).outcome(name)
+    OUTCOMES.append(outcome)
+    if outcome.status == "skip":
+        pytest.skip(outcome.detail)
+    if outcome.status != "match":
+        pytest.fail(outcome.explain(), pytrace=False)

@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Replay the golden OpenPBS transcripts against fake_pbs and print a per-prefix match table.
+
+usage: tools/fidelity_report.py [--set release|extra|all] [--only PREFIXES] [-v] [--diff NAME]
+
+Runs as the tests do (tests/fidelity): root starts a conformance-mode cluster in a temporary
+FAKE_PBS_HOME and replays each case as its user; see docs/fidelity.md.  Exit status 0 when every
+case matches or is a listed known difference.
+"""
+import argparse
+import sys
+from pathlib import Path
+from typing import List
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+
+from fidelity.harness.cases import RELEASE_PREFIXES  # noqa: E402
+from fidelity.harness.replay import Outcome, Replayer  # noqa: E402
+from fidelity.harness.report import format_table, tally  # noqa: E402
+from fidelity.known_differences import KNOWN_DIFFERENCES  # noqa: E402
+
+
+def main(argv: List[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", choices=("release", "extra", "all"), default="release")
+    parser.add_argument("--only", default="", help="replay up to the cases of these prefixes")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print each case's status")
+    parser.add_argument("--diff", action="append", default=[],
+                        help="print the diff of this case (repeatable; 'all' for every failure)")
+    args = parser.parse_args(argv)
+    sets = ["release", "extra"] if args.set == "all" else [args.set]
+    outcomes: List[Outcome] = []
+    for set_name in sets:
+        replayer = Replayer(set_name, KNOWN_DIFFERENCES)
+        try:
+            for case in replayer.cases():
+                if set_name == "release" and case.prefix not in RELEASE_PREFIXES:
+                    continue
+                if args.only and case.prefix not in args.only:
+                    continue
+                outcome = replayer.outcome(case.name)
+                outcomes.append(outcome)
+                if args.verbose:
+                    print("%-8s %s" % (outcome.status, case.name), flush=True)
+                if outcome.status != "match" and (case.name in args.diff or "all" in args.diff):
+                    print(outcome.explain(), "\n", flush=True)
+        finally:
+            replayer.close()
+    table = tally(outcomes, KNOWN_DIFFERENCES)
+    print("\n".join(format_table(table)))
+    bad = sum(row["differ"] + row["error"] for row in table.values())
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
