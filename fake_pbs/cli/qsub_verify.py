@@ -1,0 +1,93 @@
+"""Checking and normalizing qsub's attributes before submission (PBS's client-side ECL).
+
+Errors are shown as qsub shows them (``handle_attribute_errors``): ``qsub: illegal -<opt>
+value`` plus the usage (exit 2), ``qsub: Job name is too long `` (exit 2), or for ``-l``
+``qsub: Illegal attribute or resource value Resource_List.<name>`` (exit 166).  Resources
+qsub does not know (site resources such as ``ngpus``) go to the server unchecked, as in PBS.
+"""
+import os
+import socket
+from typing import Callable, Dict, List, Tuple
+
+from fake_pbs.model import ecl, resources
+from fake_pbs.model.errors import PBSE_BADATVAL, PBSE_JOBNBIG, PbsError
+
+# Attribute -> (option letter, check returning the stored value); checked in this order.
+_CHECKS: List[Tuple[str, str, Callable[[str], str]]] = [
+    ("Checkpoint", "c", ecl.check_checkpoint),
+    ("Hold_Types", "h", ecl.check_hold_types),
+    ("Join_Path", "j", ecl.check_join),
+    ("array_indices_submitted", "J", lambda v: ecl.parse_array_range(v).submitted),
+    ("Keep_Files", "k", ecl.check_keep),
+    ("Mail_Points", "m", ecl.check_mail_points),
+    ("Job_Name", "N", ecl.check_job_name),
+    ("Priority", "p", ecl.check_priority),
+    ("Rerunable", "r", ecl.rerunable_value),
+    ("depend", "W", lambda v: (ecl.parse_depend(v), v)[1]),
+    ("sandbox", "W", ecl.check_sandbox),
+    ("umask", "W", ecl.check_umask),
+    ("max_run_subjobs", "W", lambda v: str(ecl.parse_long(v))),
+]
+
+
+class VerifyError(Exception):
+    """A value PBS's ECL refuses: ``message`` for stderr, ``code`` for the exit, ``usage``."""
+
+    def __init__(self, message: str, code: int, usage: bool) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.usage = usage
+
+
+def prepare_path(value: str, host: str, cwd: str) -> str:
+    """``[host:]path`` -> ``host:/absolute/path`` (PBS's ``prepare_path``); an existing
+    directory gains a trailing ``/`` (extra transcript i05y, ``-e .../outdir``)."""
+    text = value.lstrip()
+    given_host = ""
+    head, colon, rest = text.partition(":")
+    if colon and head and all(c.isalnum() or c in ".-" for c in head):
+        given_host, text = head, rest
+    elif colon and not text.startswith("/") and "/" not in head:
+        raise PbsError(PBSE_BADATVAL)
+    if not text and not given_host:
+        raise PbsError(PBSE_BADATVAL)
+    if not all(c.isprintable() for c in text):
+        raise PbsError(PBSE_BADATVAL)
+    if text and not text.endswith("/") and os.path.isdir(text):
+        text += "/"
+    if not text.startswith("/") and not given_host:
+        text = cwd.rstrip("/") + "/" + text
+    return "%s:%s" % (given_host or host, text)
+
+
+def submit_host() -> str:
+    """The submit host's short name (PBS uses it in paths and Job_Owner)."""
+    return socket.gethostname().split(".")[0]
+
+
+def verify(attrs: Dict[str, str], reslist: Dict[str, str], host: str, cwd: str) -> None:
+    """Check and normalize ``attrs`` and ``reslist`` in place; raise :class:`VerifyError`."""
+    for name, letter, check in _CHECKS:
+        if name in attrs:
+            try:
+                attrs[name] = check(attrs[name])
+            except PbsError as err:
+                if err.code == PBSE_JOBNBIG:
+                    raise VerifyError("qsub: Job %s " % err.text, 2, False) from None
+                raise VerifyError("qsub: illegal -%s value" % letter, 2, True) from None
+    for name, letter in (("Output_Path", "o"), ("Error_Path", "e")):
+        if name in attrs:
+            try:
+                attrs[name] = prepare_path(attrs[name], host, cwd)
+            except PbsError:
+                raise VerifyError("qsub: illegal -%s value" % letter, 2, True) from None
+    for res, value in reslist.items():
+        defn = resources.lookup(res)
+        if defn is None:
+            continue
+        try:
+            reslist[res] = ecl.verify_resource(defn, value)
+        except PbsError:
+            raise VerifyError("qsub: %s Resource_List.%s" % (
+                "Illegal attribute or resource value", res), PBSE_BADATVAL % 256, False) from None
