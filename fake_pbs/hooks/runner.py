@@ -36,6 +36,8 @@ class HookRun:
         self.delete = bool(data.get("delete"))
         self.job_changes: Dict[str, str] = dict(data.get("job_changes") or {})
         self.vnode_changes: Dict[str, Dict[str, str]] = dict(data.get("vnode_changes") or {})
+        launch = data.get("launch")
+        self.launch: Optional[Dict[str, Any]] = dict(launch) if launch else None
 
     def __repr__(self) -> str:
         return "HookRun(%r, %r)" % (self.result, self.message)

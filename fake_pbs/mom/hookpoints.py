@@ -52,35 +52,94 @@ class HookResult(NamedTuple):
 
 ACCEPT = HookResult()
 
+_COMPILE_EVENTTYPE = 0x0400  # "Compiling script file" is DEBUG3 in mom logs (f13)
+
+
+def _job_attrs(job: Job, exit_status: Optional[int]) -> Dict[str, str]:
+    attrs = {str(k): str(v) for k, v in dict(job.get("attrs") or {}).items()}
+    attrs["id"] = str(job.get("id", ""))
+    if job.get("exec_vnode"):
+        attrs.setdefault("exec_vnode", str(job["exec_vnode"]))
+    if exit_status is not None:
+        attrs["Exit_status"] = str(exit_status)
+    return attrs
+
+
+def _vnode_list(job: Job) -> Dict[str, Dict[str, str]]:
+    vnodes: Dict[str, Dict[str, str]] = {}
+    for host in job.get("hosts") or []:
+        name = str(host.get("host", ""))
+        entry = vnodes.setdefault(name, {})
+        for key in ("ncpus", "mem", "ngpus", "mpiprocs"):
+            if key in host and host[key] not in (None, ""):
+                entry["resources_assigned.%s" % key] = str(host[key])
+    return vnodes
+
+
+def _run(site: HookSite, event: str, job: Optional[Job], exit_status: Optional[int] = None,
+         launch: Optional[Dict[str, Any]] = None) -> HookResult:
+    """Run the enabled hooks of ``event`` for ``job`` on this mom (hooks read as published)."""
+    from fake_pbs.hooks import events  # imported only when a hook event happens
+
+    hooks = events.load_hooks(site.home)
+    if not any(h.enabled and h.has_event(event) for h in hooks):
+        return ACCEPT
+    priv = site.home / "mom_priv" / site.host / "hooks"
+    context: Dict[str, Any] = {
+        "job": _job_attrs(job, exit_status) if job is not None else None,
+        "vnode_list": _vnode_list(job) if job is not None else {},
+        "in_ms_mom": site.primary, "local_node": site.host, "requestor": "pbs_mom",
+        "requestor_host": site.host, "daemon": "pbs_python",
+        "log_file": events.daily_log_file(site.home / "mom_logs" / site.host),
+        "compile_eventtype": _COMPILE_EVENTTYPE, "launch": launch,
+    }
+    jobid = str(job.get("id", "")) if job is not None else ""
+    outcome = events.run_event(hooks, event, context, site.log, "mom", jobid=jobid,
+                               work_root=priv / "tmp")
+    if outcome.ran == 0:
+        return ACCEPT
+    launched = outcome.launch or {}
+    return HookResult(accept=outcome.accepted,
+                      message=outcome.reject_text or (outcome.message
+                                                      if not outcome.accepted else ""),
+                      rerun=outcome.rerun, delete=outcome.delete,
+                      error=outcome.result in ("exception", "alarm"),
+                      job_attrs=outcome.job_changes or None,
+                      progname=launched.get("progname"), argv=launched.get("argv"),
+                      env=launched.get("env"))
+
 
 def exechost_startup(site: HookSite) -> HookResult:
-    return ACCEPT
+    return _run(site, "exechost_startup", None)
 
 
 def execjob_begin(site: HookSite, job: Job) -> HookResult:
-    return ACCEPT
+    return _run(site, "execjob_begin", job)
 
 
 def execjob_prologue(site: HookSite, job: Job) -> HookResult:
-    return ACCEPT
+    return _run(site, "execjob_prologue", job)
 
 
 def execjob_launch(site: HookSite, job: Job, progname: str, argv: List[str],
                    env: Dict[str, str]) -> HookResult:
-    return ACCEPT
+    return _run(site, "execjob_launch", job,
+                launch={"progname": progname, "argv": list(argv), "env": dict(env)})
 
 
 def execjob_preterm(site: HookSite, job: Job) -> HookResult:
-    return ACCEPT
+    return _run(site, "execjob_preterm", job)
 
 
 def execjob_epilogue(site: HookSite, job: Job, exit_status: int) -> HookResult:
-    return ACCEPT
+    return _run(site, "execjob_epilogue", job, exit_status)
 
 
 def execjob_end(site: HookSite, job: Job, exit_status: Optional[int]) -> HookResult:
-    return ACCEPT
+    return _run(site, "execjob_end", job, exit_status)
 
 
 def execjob_abort(site: HookSite, job: Job, exit_status: int) -> HookResult:
-    return ACCEPT
+    """Primary: a job failed to start (before execjob_end); sister: join failed or told to
+    abort.  Whatever the hooks decide changes nothing in the flow (reference §6.4)."""
+    return _run(site, "execjob_abort", job, exit_status)

@@ -367,3 +367,84 @@ def stat_resource(managed: Managed, name: Optional[str]) -> List[Dict[str, Any]]
     names = [name] if name else list(managed.resources)
     return [{"name": n, "attrs": [[k, v] for k, v in managed.resources[n].items() if v]}
             for n in names]
+
+
+# -- the daemon's side: handlers over the server state (fake_pbs.server.state) ---------------
+
+def hooks_of(state: Any) -> List[Hook]:
+    """The hooks in the server state, in creation order."""
+    records = state.objects.get("hook", {})
+    ordered = sorted(records.values(), key=lambda r: int(r.get("_order", 0)))
+    return [Hook.from_dict(r) for r in ordered]
+
+
+def _managed_view(app: Any) -> Managed:
+    state = app.state
+    view = Managed(app.server_name)
+    view.server = state.server
+    view.queues = state.queues
+    view.nodes = state.nodes
+    view.scheds = {"default": state.sched}
+    view.hooks = {h.name: h for h in hooks_of(state)}
+    view.resources = state.objects.setdefault("resource", {})
+    return view
+
+
+def _commit(app: Any, view: Managed, outcome: Outcome) -> None:
+    state = app.state
+    hook_records = state.objects.setdefault("hook", {})
+    hooks_changed = False
+    for kind, name in sorted(outcome.changed | outcome.deleted):
+        if kind == "server":
+            state.save_server()
+        elif kind == "queue":
+            state.save_queue(name)
+        elif kind == "node":
+            state.save_node(name)
+        elif kind == "sched":
+            state.save_sched()
+        elif kind == "resource":
+            state.save_object("resource", name)
+        elif kind == "hook":
+            hooks_changed = True
+            if name in view.hooks:
+                record = view.hooks[name].to_dict()
+                previous = hook_records.get(name)
+                record["_order"] = (previous or {}).get(
+                    "_order", 1 + max([int(r.get("_order", 0)) for r in hook_records.values()]
+                                      or [0]))
+                hook_records[name] = record
+            else:
+                hook_records.pop(name, None)
+            state.save_object("hook", name)
+    if hooks_changed:
+        from fake_pbs.hooks import events
+        events.publish_hooks(app.home, hooks_of(state))
+    for eventtype, cls, obj, message in outcome.logs:
+        app.log.write(eventtype, cls, obj, message)
+    if outcome.kick_scheduler:
+        app.trigger_schedule()
+
+
+def _serve(ctx: Any, request: Dict[str, Any]) -> Any:
+    app = ctx.app
+    view = _managed_view(app)
+    caller = Caller(ctx.caller.user, ctx.caller.host, ctx.caller.manager)
+    op = str(request.get("op"))
+    outcome = handle(view, caller, op, request)
+    _commit(app, view, outcome)
+    return outcome.data
+
+
+def _install() -> None:
+    try:
+        from fake_pbs.server import hookpoints
+        from fake_pbs.server.handlers.registry import handler
+    except ImportError:  # pragma: no cover - the daemon is not part of this checkout
+        return
+    for op in ("manager", "hookio", "statsched", "stathook", "statrsc"):
+        handler(op)(_serve)
+    hookpoints.install(hookpoints.SiteHooks())
+
+
+_install()

@@ -13,6 +13,10 @@ import pbs  # type: ignore[import-not-found]  # noqa: E402
 
 
 def _finish(out_path: str, status: int) -> None:
+    current = pbs.event._instance
+    if current is not None and current.type == pbs.EXECJOB_LAUNCH:
+        pbs._outcome["launch"] = {"progname": current.progname, "argv": list(current.argv),
+                                  "env": {str(k): str(v) for k, v in current.env.items()}}
     tmp = out_path + ".tmp"
     with open(tmp, "w", encoding="utf-8", errors="surrogateescape") as stream:
         json.dump(pbs._outcome, stream)

@@ -1,0 +1,136 @@
+"""Where the server runs its hook events; no-op until the hooks runtime installs itself.
+
+The hooks engineer subclasses :class:`HookPoints` and calls :func:`install` (for example from
+``fake_pbs/server/manager.py`` at import time).  The server calls the methods with its model lock
+held; a method rejects an event by raising :class:`fake_pbs.model.errors.PbsError` (code
+``PBSE_HOOKERROR`` and the text the command must print), and may modify ``job`` in place
+(attribute strings, as ``qstat -f`` shows them).
+
+Call points:
+
+* ``queuejob(server, job)``   after validation and defaults, before the job is stored;
+* ``modifyjob(server, job, changes)`` before a qalter is applied (``changes`` may be edited);
+* ``movejob(server, job, dest)`` before a qmove;
+* ``runjob(server, job)``     before the job is sent to its mom; a ``PbsError`` keeps it queued
+  and its text becomes ``Not Running: PBS Error: <text>`` (qrun prints ``Failed to run: ...``);
+* ``jobobit(server, job)``    when the job ended (Exit_status set), before it goes to history;
+* ``periodic(server, now)``   once a second from the server's timer thread.
+
+``server`` is the :class:`fake_pbs.server.app.ServerApp` (state, logs, config).
+"""
+from typing import Any, Dict, Optional
+
+from fake_pbs.model.errors import PBSE_HOOKERROR, PbsError
+
+Job = Dict[str, Any]
+
+
+class HookPoints:
+    """The default: every event is accepted and changes nothing."""
+
+    def queuejob(self, server: Any, job: Job) -> None:
+        return None
+
+    def modifyjob(self, server: Any, job: Job, changes: Dict[str, str]) -> None:
+        return None
+
+    def movejob(self, server: Any, job: Job, dest: str) -> None:
+        return None
+
+    def runjob(self, server: Any, job: Job) -> None:
+        return None
+
+    def jobobit(self, server: Any, job: Job) -> None:
+        return None
+
+    def periodic(self, server: Any, now: float) -> None:
+        return None
+
+
+class SiteHooks(HookPoints):
+    """Server hook events run through the hooks runtime (fake_pbs.hooks), installed by
+    ``fake_pbs.server.manager``.  Rejections raise ``PbsError(PBSE_HOOKERROR, text)``."""
+
+    def __init__(self) -> None:
+        self._last_periodic: Dict[str, float] = {}
+
+    def _run(self, server: Any, event: str, job: Optional[Job]) -> Any:
+        from fake_pbs.hooks import events  # imported only when hooks exist
+        from fake_pbs.server.manager import hooks_of
+
+        hooks = hooks_of(server.state)
+        if not any(h.enabled and h.has_event(event) for h in hooks):
+            return None
+        daemon = "Server@%s" % server.server_name
+
+        def log(eventtype: int, cls: str, obj: str, msg: str) -> None:
+            server.log.write(eventtype, cls, obj or daemon, msg)
+
+        attrs = None
+        if job is not None:
+            attrs = {k: str(v) for k, v in job.items() if not str(k).startswith("_")}
+            attrs.setdefault("id", str(job.get("id", job.get("_id", ""))))
+        context = {"job": attrs, "requestor": "Server", "requestor_host": server.host,
+                   "daemon": daemon, "local_node": server.host,
+                   "server": {"name": server.server_name, "attrs": dict(server.state.server)},
+                   "log_file": events.daily_log_file(server.home / "server_logs"),
+                   "compile_eventtype": 0x0086}
+        outcome = events.run_event(hooks, event, context, log, "server",
+                                   work_root=server.home / "server_priv" / "hooks" / "tmp")
+        if job is not None:
+            for name, value in outcome.job_changes.items():
+                job[name] = value
+        return outcome
+
+    def _filter(self, server: Any, event: str, job: Optional[Job]) -> None:
+        outcome = self._run(server, event, job)
+        if outcome is not None and not outcome.accepted:
+            raise PbsError(PBSE_HOOKERROR, outcome.message)
+
+    def queuejob(self, server: Any, job: Job) -> None:
+        self._filter(server, "queuejob", job)
+
+    def modifyjob(self, server: Any, job: Job, changes: Dict[str, str]) -> None:
+        self._filter(server, "modifyjob", job)
+
+    def movejob(self, server: Any, job: Job, dest: str) -> None:
+        self._filter(server, "movejob", job)
+
+    def runjob(self, server: Any, job: Job) -> None:
+        self._filter(server, "runjob", job)
+
+    def jobobit(self, server: Any, job: Job) -> None:
+        self._run(server, "jobobit", job)
+
+    def periodic(self, server: Any, now: float) -> None:
+        from fake_pbs.hooks import events
+        from fake_pbs.server.manager import hooks_of
+
+        for hook in hooks_of(server.state):
+            if not (hook.enabled and hook.has_event("periodic") and hook.script):
+                continue
+            last = self._last_periodic.setdefault(hook.name, now)
+            if now - last < hook.freq:
+                continue
+            self._last_periodic[hook.name] = now
+            daemon = "Server@%s" % server.server_name
+            context = {"job": None, "requestor": "Server", "requestor_host": server.host,
+                       "daemon": daemon, "local_node": server.host,
+                       "log_file": events.daily_log_file(server.home / "server_logs"),
+                       "compile_eventtype": 0x0086}
+            events.run_event([hook], "periodic", context,
+                             lambda t, c, o, m: server.log.write(t, c, o or daemon, m),
+                             "server", work_root=server.home / "server_priv" / "hooks" / "tmp")
+
+
+_current: HookPoints = HookPoints()
+
+
+def install(points: HookPoints) -> None:
+    """Replace the hook call points (the hooks runtime does this once)."""
+    global _current
+    _current = points
+
+
+def current() -> HookPoints:
+    return _current
