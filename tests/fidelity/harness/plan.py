@@ -67,7 +67,8 @@ RELEASE_BEFORE: Dict[str, List[Step]] = {
     "f10_setup_abort_raise": [
         Run("root", "qmgr -c 'set hook pro_reject enabled=false';"
             " qmgr -c 'set hook abort_log enabled=false'; qmgr -c 'set hook end_log enabled=false';"
-            " qmgr -c 'set hook pro_reject enabled=true'; qmgr -c 'set hook abort_log enabled=false'",
+            " qmgr -c 'set hook pro_reject enabled=true';"
+            " qmgr -c 'set hook abort_log enabled=false'",
             "", "replay_f.sh after f08")],
     "f12_qstat_fxjson_abort_raise_final": [Wait("22.vm", "H", 90, "waitstate $FR H 90")],
     "f20_setup_abort_sleep": [
