@@ -1,0 +1,46 @@
+"""qdel: delete jobs (OpenPBS 23.06 ``qdel.c``; transcripts c01-c10, extra k12/k13).
+
+One ``deljob`` request per id; failures print ``qdel: <text> <id as typed>`` and the exit status
+is the last failure's code modulo 256 (``Unknown Job Id`` 153, ``Job has finished`` 35).
+"""
+import sys
+from typing import List
+
+from fake_pbs.cli import common, qsub_jobctl
+from fake_pbs.cli.qsub_getopt import OptionError, getopt
+
+USAGE = ("usage:\n"
+         "\tqdel [-W force|suppress_email=X] [-x] job_identifier...\n"
+         "\tqdel --version\n")
+
+
+def body(argv: List[str]) -> int:
+    if qsub_jobctl.wants_version(argv):
+        return 0
+    try:
+        opts, ids = getopt(argv, "W:x", "qdel", permute=True)
+    except OptionError as err:
+        return qsub_jobctl.usage(USAGE, messages=[err.message])
+    force = purge = False
+    suppress = None
+    errors: List[str] = []
+    for letter, value in opts:
+        if letter == "x":
+            purge = True
+        elif value == "force":
+            force = True
+        elif value.startswith("suppress_email="):
+            suppress = value.split("=", 1)[1]
+        elif not value or not value.isdigit():
+            errors.append("qdel: illegal -W value")
+    if errors or not ids:
+        sys.stderr.write("".join(m + "\n" for m in errors))
+        return qsub_jobctl.usage(USAGE)
+    return qsub_jobctl.each_job(
+        "qdel", ids, lambda jobid: common.request(
+            "deljob", id=jobid, force=force, purge=purge, suppress_mail=suppress),
+        qualify_ids=False)
+
+
+def main() -> None:
+    common.run_main("qdel", body)

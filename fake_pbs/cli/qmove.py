@@ -1,0 +1,30 @@
+"""qmove: move jobs to another queue (``qmove destination job...``; extra transcripts k09)."""
+import sys
+from typing import List
+
+from fake_pbs.cli import common, qsub_jobctl
+from fake_pbs.cli.qsub_getopt import OptionError, getopt
+
+USAGE = "usage: qmove destination job_identifier...\n       qmove --version\n"
+
+
+def body(argv: List[str]) -> int:
+    if qsub_jobctl.wants_version(argv):
+        return 0
+    try:
+        _, operands = getopt(argv, "", "qmove", permute=True)
+    except OptionError as err:
+        return qsub_jobctl.usage(USAGE, messages=[err.message])
+    if len(operands) < 2:
+        return qsub_jobctl.usage(USAGE)
+    dest, ids = operands[0], operands[1:]
+    _, at, server = dest.partition("@")
+    if (at and not server) or "@" in server:
+        sys.stderr.write("qmove: illegally formed destination: %s\n" % dest)
+        return 2
+    return qsub_jobctl.each_job("qmove", ids, lambda jobid: common.request(
+        "movejob", id=jobid, dest=dest))
+
+
+def main() -> None:
+    common.run_main("qmove", body)

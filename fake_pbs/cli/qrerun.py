@@ -1,0 +1,25 @@
+"""qrerun: requeue running jobs (``-W force``; extra transcripts k04)."""
+from typing import List
+
+from fake_pbs.cli import common, qsub_jobctl
+from fake_pbs.cli.qsub_getopt import OptionError, getopt
+
+USAGE = "usage: qrerun [-W force] job_identifier...\n       qrerun --version\n"
+
+
+def body(argv: List[str]) -> int:
+    if qsub_jobctl.wants_version(argv):
+        return 0
+    try:
+        opts, ids = getopt(argv, "W:", "qrerun", permute=True)
+    except OptionError as err:
+        return qsub_jobctl.usage(USAGE, messages=[err.message])
+    if any(value != "force" for _, value in opts) or not ids:
+        return qsub_jobctl.usage(USAGE)
+    force = bool(opts)
+    return qsub_jobctl.each_job("qrerun", ids, lambda jobid: common.request(
+        "rerunjob", id=jobid, force=force))
+
+
+def main() -> None:
+    common.run_main("qrerun", body)

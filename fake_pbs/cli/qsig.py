@@ -1,0 +1,31 @@
+"""qsig: send a signal to jobs (``-s`` name or number, default SIGTERM; extra transcripts k03).
+
+The signal travels as typed; the server resolves names (``USR1``, ``SIGUSR1``, ``10``,
+``suspend``, ``resume``, ``admin-suspend``...) and answers ``Unknown/illegal signal name``.
+"""
+from typing import List
+
+from fake_pbs.cli import common, qsub_jobctl
+from fake_pbs.cli.qsub_getopt import OptionError, getopt
+
+USAGE = "usage: qsig [-s signal] job_identifier...\n       qsig --version\n"
+
+
+def body(argv: List[str]) -> int:
+    if qsub_jobctl.wants_version(argv):
+        return 0
+    try:
+        opts, ids = getopt(argv, "s:", "qsig", permute=True)
+    except OptionError as err:
+        return qsub_jobctl.usage(USAGE, messages=[err.message])
+    if not ids:
+        return qsub_jobctl.usage(USAGE)
+    signal = "SIGTERM"
+    for _, value in opts:
+        signal = value
+    return qsub_jobctl.each_job("qsig", ids, lambda jobid: common.request(
+        "sigjob", id=jobid, signal=signal))
+
+
+def main() -> None:
+    common.run_main("qsig", body)

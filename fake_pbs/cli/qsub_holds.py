@@ -1,0 +1,34 @@
+"""qhold and qrls share their option: ``-h hold_list`` (letters ``u o s p``, or ``n`` alone)."""
+import sys
+from typing import List
+
+from fake_pbs.cli import common, qsub_jobctl
+from fake_pbs.cli.qsub_getopt import OptionError, getopt
+
+
+def _valid(types: str) -> bool:
+    if not types or any(c not in "uospn" for c in types):
+        return False
+    return not ("n" in types and len(types) > 1)
+
+
+def run(cmd: str, op: str, argv: List[str]) -> int:
+    """``qhold``/``qrls`` (extra k01/k02, j06): ``op`` is ``holdjob`` or ``rlsjob``."""
+    usage = "usage: %s [-h hold_list] job_identifier...\n       %s --version\n" % (cmd, cmd)
+    if qsub_jobctl.wants_version(argv):
+        return 0
+    try:
+        opts, ids = getopt(argv, "h:", cmd, permute=True)
+    except OptionError as err:
+        return qsub_jobctl.usage(usage, messages=[err.message])
+    types = "u"
+    for _, value in opts:
+        value = value.lstrip()
+        if not _valid(value):
+            sys.stderr.write("%s: illegal -h value\n" % cmd)
+            return qsub_jobctl.usage(usage)
+        types = value
+    if not ids:
+        return qsub_jobctl.usage(usage)
+    return qsub_jobctl.each_job(cmd, ids, lambda jobid: common.request(op, id=jobid,
+                                                                       types=types))
