@@ -1,0 +1,354 @@
+"""``fake-pbs``: start, stop and inspect a fake PBS cluster; the commands' embedded autostart.
+
+    fake-pbs start [--server-name NAME] [--host NAME[:ncpus=N][:mem=SIZE][:ngpus=G]]...
+    fake-pbs stop | status | env | restart | kill server | kill mom HOST
+
+``start`` writes ``cluster.json`` (when options are given or none exists), starts whichever of the
+server and the moms are not running, detached, and waits until each answers.  ``stop`` asks the
+server to shut down, then the moms, and waits (bounded) for every process to exit.
+:func:`ensure_running` is what the first PBS command calls when no server answers; a file lock
+makes concurrent first commands start one cluster, not several.
+"""
+import argparse
+import fcntl
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from fake_pbs import paths, protocol
+from fake_pbs.server import config as cluster_config
+
+_WAIT_SECONDS = 30.0
+_STOP_SECONDS = 15.0
+_POLL = 0.05
+
+
+class ControlError(Exception):
+    """A cluster operation failed; the message says what was checked and what to do."""
+
+
+# -- process bookkeeping ------------------------------------------------------------------------
+def _pids_file(home: Path) -> Path:
+    return paths.run_dir(home) / "daemons.json"
+
+
+def _read_pids(home: Path) -> Dict[str, int]:
+    try:
+        with open(str(_pids_file(home)), "r", encoding="utf-8") as handle:
+            data = json.load(handle)
+        return {str(k): int(v) for k, v in data.items()}
+    except (OSError, ValueError):
+        return {}
+
+
+def _write_pids(home: Path, pids: Dict[str, int]) -> None:
+    path = _pids_file(home)
+    tmp = path.with_name(path.name + ".%d.tmp" % os.getpid())
+    tmp.write_text(json.dumps(pids, sort_keys=True))
+    os.replace(str(tmp), str(path))
+
+
+def _alive(pid: int) -> bool:
+    """True when ``pid`` runs and is one of our daemons (guards against pid reuse)."""
+    if pid <= 0:
+        return False
+    try:
+        with open("/proc/%d/cmdline" % pid, "rb") as handle:
+            cmdline = handle.read()
+    except OSError:
+        return False
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as handle:
+            if handle.read().split(b") ")[-1][:1] == b"Z":
+                return False
+    except OSError:
+        return False
+    return b"fake_pbs." in cmdline
+
+
+def _daemon_key(kind: str, host: str = "") -> str:
+    return "server" if kind == "server" else "mom:" + host
+
+
+# -- liveness ----------------------------------------------------------------------------------
+def server_answers(home: Path, timeout: float = 2.0) -> bool:
+    try:
+        channel = protocol.connect(paths.server_socket(home), timeout=timeout)
+    except OSError:
+        return False
+    try:
+        protocol.call(channel, "ping")
+        return True
+    except Exception:
+        return False
+    finally:
+        channel.close()
+
+
+def mom_answers(home: Path, host: str, timeout: float = 2.0) -> bool:
+    try:
+        channel = protocol.connect(paths.mom_socket(home, host), timeout=timeout)
+    except OSError:
+        return False
+    try:
+        protocol.call(channel, "status")
+        return True
+    except Exception:
+        return False
+    finally:
+        channel.close()
+
+
+# -- start -------------------------------------------------------------------------------------
+def parse_host(spec: str) -> Dict[str, Any]:
+    """``node1:ncpus=4:mem=8gb:ngpus=1`` -> host entry with the §2 defaults filled in."""
+    name, *options = spec.split(":")
+    if not name:
+        raise ControlError("--host needs a name, e.g. --host node1:ncpus=4 (got %r)" % spec)
+    host: Dict[str, Any] = {"name": name, "ncpus": 8, "mem": "16gb", "ngpus": 0}
+    for option in options:
+        key, _, value = option.partition("=")
+        if key in ("ncpus", "ngpus"):
+            host[key] = int(value)
+        elif key == "mem":
+            host[key] = value
+        else:
+            raise ControlError("unknown host option %r in %r (use ncpus=, mem=, ngpus=)"
+                               % (key, spec))
+    return host
+
+
+def _prepare_home(home: Path) -> None:
+    shared = os.getuid() == 0
+    home.mkdir(parents=True, exist_ok=True)
+    os.chmod(str(home), 0o755 if shared else 0o700)
+    paths.run_dir(home).mkdir(parents=True, exist_ok=True)
+    os.chmod(str(paths.run_dir(home)), 0o755 if shared else 0o700)
+
+
+def _spawn(home: Path, args: List[str], log_name: str) -> int:
+    env = dict(os.environ)
+    env["FAKE_PBS_HOME"] = str(home)
+    package_root = str(Path(__file__).resolve().parent.parent)
+    env["PYTHONPATH"] = package_root + (os.pathsep + env["PYTHONPATH"]
+                                        if env.get("PYTHONPATH") else "")
+    logs = home / "daemon_logs"
+    logs.mkdir(exist_ok=True)
+    out = open(str(logs / log_name), "ab")
+    try:
+        proc = subprocess.Popen([sys.executable, "-m"] + args, cwd="/", env=env,
+                                stdin=subprocess.DEVNULL, stdout=out, stderr=out,
+                                start_new_session=True, close_fds=True)
+    finally:
+        out.close()
+    return proc.pid
+
+
+def start(home: Path, server_name: Optional[str] = None,
+          hosts: Optional[List[Dict[str, Any]]] = None) -> Dict[str, int]:
+    """Start the daemons that are not running and wait until every one answers."""
+    _prepare_home(home)
+    with _lock(home):
+        return _start_locked(home, server_name, hosts)
+
+
+def _start_locked(home: Path, server_name: Optional[str],
+                  hosts: Optional[List[Dict[str, Any]]]) -> Dict[str, int]:
+    config_path = paths.config_file(home)
+    if server_name or hosts or not config_path.exists():
+        config = cluster_config.load(home)
+        if server_name:
+            config["server_name"] = server_name
+        if hosts:
+            config["hosts"] = hosts
+        config["owner_uid"] = os.getuid()
+        cluster_config.save(home, config)
+    config = cluster_config.load(home)
+    pids = _read_pids(home)
+    if not server_answers(home, 0.5):
+        old = pids.get("server", 0)
+        if not _alive(old):
+            pids["server"] = _spawn(home, ["fake_pbs.server", "--home", str(home)],
+                                    "server.out")
+    for host in config["hosts"]:
+        name = str(host["name"])
+        key = _daemon_key("mom", name)
+        if not mom_answers(home, name, 0.5) and not _alive(pids.get(key, 0)):
+            pids[key] = _spawn(home, ["fake_pbs.mom", "--home", str(home), "--host", name],
+                               "mom-%s.out" % name)
+    _write_pids(home, pids)
+    _wait_until(lambda: server_answers(home), "the server", home, pids.get("server", 0))
+    for host in config["hosts"]:
+        name = str(host["name"])
+        _wait_until(lambda: mom_answers(home, name), "mom %s" % name, home,
+                    pids.get(_daemon_key("mom", name), 0))
+    return pids
+
+
+def _wait_until(check: Any, what: str, home: Path, pid: int) -> None:
+    deadline = time.monotonic() + _WAIT_SECONDS
+    while time.monotonic() < deadline:
+        if check():
+            return
+        if pid and not _alive(pid) and not check():
+            break
+        time.sleep(_POLL)
+    raise ControlError("%s of the fake cluster in %s did not answer within %ds; see %s"
+                       % (what, home, int(_WAIT_SECONDS), home / "daemon_logs"))
+
+
+class _lock:
+    """An exclusive ``flock`` on ``<run_dir>/control.lock`` (one starter at a time)."""
+
+    def __init__(self, home: Path) -> None:
+        self.path = paths.run_dir(home) / "control.lock"
+        self.fd = -1
+
+    def __enter__(self) -> "_lock":
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.fd = os.open(str(self.path), os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        fcntl.flock(self.fd, fcntl.LOCK_UN)
+        os.close(self.fd)
+
+
+def ensure_running(home: Path) -> None:
+    """Start the cluster of ``home`` unless its server already answers (race-safe)."""
+    if server_answers(home, 1.0):
+        return
+    _prepare_home(home)
+    with _lock(home):
+        if server_answers(home, 1.0):
+            return
+        _start_locked(home, None, None)
+
+
+# -- stop and kill -----------------------------------------------------------------------------
+def _terminate(pid: int, sig: int) -> None:
+    if _alive(pid):
+        try:
+            os.kill(pid, sig)
+        except OSError:
+            pass
+
+
+def _wait_exit(pids: List[int], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if not any(_alive(p) for p in pids):
+            return True
+        time.sleep(_POLL)
+    return not any(_alive(p) for p in pids)
+
+
+def stop(home: Path) -> None:
+    """Phased stop: server first (no new work), then the moms; SIGKILL what outlives the wait."""
+    with _lock(home):
+        pids = _read_pids(home)
+        server = pids.get("server", 0)
+        try:
+            channel = protocol.connect(paths.server_socket(home), timeout=2.0)
+            try:
+                protocol.call(channel, "shutdown", now=True)
+            finally:
+                channel.close()
+        except Exception:
+            _terminate(server, signal.SIGTERM)
+        if not _wait_exit([server], _STOP_SECONDS):
+            _terminate(server, signal.SIGKILL)
+        moms = [pid for key, pid in pids.items() if key.startswith("mom:")]
+        for pid in moms:
+            _terminate(pid, signal.SIGTERM)
+        if not _wait_exit(moms, _STOP_SECONDS):
+            for pid in moms:
+                _terminate(pid, signal.SIGKILL)
+            _wait_exit(moms, 5.0)
+        _write_pids(home, {})
+
+
+def kill(home: Path, kind: str, host: str = "") -> None:
+    """``kill -9`` one daemon (crash tests); ``start`` brings it back."""
+    pids = _read_pids(home)
+    key = _daemon_key(kind, host)
+    pid = pids.get(key, 0)
+    if not _alive(pid):
+        raise ControlError("no running %s in %s (known: %s)" % (key, home, sorted(pids)))
+    os.kill(pid, signal.SIGKILL)
+    _wait_exit([pid], 5.0)
+
+
+def status(home: Path) -> Dict[str, Any]:
+    config = cluster_config.load(home) if paths.config_file(home).exists() else {"hosts": []}
+    pids = _read_pids(home)
+    report: Dict[str, Any] = {"home": str(home), "server": {
+        "pid": pids.get("server", 0), "answers": server_answers(home, 1.0)}}
+    report["moms"] = {str(h["name"]): {"pid": pids.get(_daemon_key("mom", str(h["name"])), 0),
+                                       "answers": mom_answers(home, str(h["name"]), 1.0)}
+                      for h in config["hosts"]}
+    return report
+
+
+def env_lines(home: Path) -> List[str]:
+    return ['export PATH="%s:$PATH"' % paths.bin_dir(), 'export FAKE_PBS_HOME="%s"' % home]
+
+
+# -- command line ------------------------------------------------------------------------------
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="fake-pbs", description="Control a fake PBS cluster.")
+    parser.add_argument("--home", help="cluster directory (default: $FAKE_PBS_HOME or "
+                                       "~/.fake_pbs)")
+    sub = parser.add_subparsers(dest="command")
+    start_p = sub.add_parser("start", help="start the server and the moms")
+    start_p.add_argument("--server-name")
+    start_p.add_argument("--host", action="append", default=[],
+                         help="NAME[:ncpus=N][:mem=SIZE][:ngpus=G] (repeatable)")
+    sub.add_parser("stop", help="stop every daemon")
+    sub.add_parser("restart", help="stop, then start")
+    sub.add_parser("status", help="show which daemons answer")
+    sub.add_parser("env", help="print the export lines for PATH and FAKE_PBS_HOME")
+    kill_p = sub.add_parser("kill", help="kill -9 the server or one mom")
+    kill_p.add_argument("what", choices=("server", "mom"))
+    kill_p.add_argument("host", nargs="?", default="")
+    return parser
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    parser = _parser()
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    home = paths.cluster_home(args.home)
+    try:
+        if args.command == "start":
+            hosts = [parse_host(h) for h in args.host] or None
+            start(home, args.server_name, hosts)
+            print("fake PBS cluster running in %s" % home)
+        elif args.command == "stop":
+            stop(home)
+        elif args.command == "restart":
+            stop(home)
+            start(home)
+        elif args.command == "status":
+            report = status(home)
+            up = report["server"]["answers"] and all(m["answers"]
+                                                     for m in report["moms"].values())
+            print(json.dumps(report, indent=1, sort_keys=True))
+            raise SystemExit(0 if up else 1)
+        elif args.command == "env":
+            print("\n".join(env_lines(home)))
+        elif args.command == "kill":
+            if args.what == "mom" and not args.host:
+                raise ControlError("kill mom needs a host name: fake-pbs kill mom node1")
+            kill(home, args.what, args.host)
+        else:
+            parser.print_help()
+            raise SystemExit(2)
+    except ControlError as err:
+        sys.stderr.write("fake-pbs: %s\n" % err)
+        raise SystemExit(1)

@@ -1,0 +1,101 @@
+"""The server application: configuration, model, logs, scheduler and exec client together.
+
+Request handlers, the scheduling thread and the exec-event threads all reach the server through
+one :class:`ServerApp`.  It owns no socket (see ``listener.py``) so tests can drive it directly.
+"""
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional
+
+from fake_pbs import paths
+from fake_pbs.server import config as cluster_config
+from fake_pbs.server import defaults
+from fake_pbs.server.logs import AccountingLog, DaemonLog
+from fake_pbs.server.state import ServerState
+from fake_pbs.server.store import Store
+
+
+class ServerApp:
+    def __init__(self, home: Path, clock: Callable[[], float] = time.time) -> None:
+        self.home = home
+        self.clock = clock
+        self.config = cluster_config.load(home)
+        self.server_name = str(self.config["server_name"])
+        self.host = self.server_name
+        self.owner_uid = int(self.config.get("owner_uid", os.getuid()))
+        self.pid = os.getpid()
+        self.state = ServerState(Store(paths.server_priv(home) / "server.db"))
+        self.log = DaemonLog(home / "server_logs", "Server@%s" % self.server_name, clock,
+                             self._log_mask)
+        self.sched_log = DaemonLog(home / "sched_logs", "pbs_sched", clock, lambda: 0x2FF)
+        self.acct = AccountingLog(paths.server_priv(home) / "accounting", "", clock)
+        self.stopping = threading.Event()
+        # Set by __main__ once the scheduler and exec client exist (they need the app).
+        self.scheduler: Optional["SchedulerLike"] = None
+        self.execs: Optional["ExecLike"] = None
+
+    def _log_mask(self) -> int:
+        try:
+            return int(self.state.server.get("log_events", "511"))
+        except ValueError:
+            return 511
+
+    # -- set-up -------------------------------------------------------------------------------
+    def bootstrap(self) -> None:
+        """Load the stored state; on a fresh store create the configuration of a new install."""
+        with self.state.lock:
+            if not self.state.load():
+                self.install_defaults()
+            else:
+                self._add_missing_nodes()
+
+    def install_defaults(self) -> None:
+        state = self.state
+        state.server = defaults.server_attrs(self.server_name, self.host)
+        state.sched = defaults.sched_attrs(self.host)
+        state.queues = {"workq": defaults.queue_attrs()}
+        state.nodes = {}
+        self._add_missing_nodes()
+        state.save_all()
+
+    def _add_missing_nodes(self) -> None:
+        now = self.now()
+        for host in self.config.get("hosts", []):
+            name = str(host["name"])
+            if name not in self.state.nodes:
+                self.state.nodes[name] = defaults.node_attrs(host, now)
+                self.state.save_node(name)
+
+    # -- shared helpers -----------------------------------------------------------------------
+    def now(self) -> int:
+        return int(self.clock())
+
+    def is_manager(self, uid: int) -> bool:
+        """Root and the user who started the cluster are PBS managers."""
+        return uid == 0 or uid == self.owner_uid
+
+    def trigger_schedule(self) -> None:
+        """Ask for a scheduling cycle soon (after a submit, an end, a release, a qmgr change)."""
+        if self.scheduler is not None:
+            self.scheduler.trigger()
+
+    def history_enabled(self) -> bool:
+        return self.state.server.get("job_history_enable", "False").lower() in ("true", "1", "y")
+
+
+class SchedulerLike:
+    def trigger(self) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class ExecLike:  # pragma: no cover - interface
+    def start(self, jobid: str) -> None:
+        raise NotImplementedError
+
+    def signal(self, jobid: str, signal: str) -> None:
+        raise NotImplementedError
+
+    def discard(self, jobid: str, hosts: List[Dict[str, Any]]) -> None:
+        raise NotImplementedError

@@ -1,0 +1,134 @@
+"""Job dependencies (``qsub -W depend=afterok:12``), extra cases j05.
+
+A dependent with unmet ``after*`` conditions is held: H, substate 22, Hold_Types ``s``; its
+``depend`` reads ``afterok:12.vm@vm``; the job it waits on lists it as ``beforeok:13.vm@vm``.
+When that job ends, a satisfied condition releases the hold, an unsatisfiable one deletes the
+dependent (F, substate 92, no comment, no Exit_status; log "Job deleted as result of dependency on
+job 12.vm"; accounting ``A``).  An unknown job id is accepted at submission and the job is then
+deleted ("Dependency request for job rejected by 9999.vm").
+"""
+from typing import Any, Dict, List, Optional, Tuple
+
+from fake_pbs.model import states as st
+from fake_pbs.model.errors import PBSE_BADDEPEND, PbsError
+from fake_pbs.server import jobids, lifecycle
+
+Job = Dict[str, Any]
+Dep = Tuple[str, str]  # (type, canonical job id)
+
+AFTER = ("after", "afterok", "afternotok", "afterany")
+BEFORE = {"afterok": "beforeok", "afternotok": "beforenotok", "afterany": "beforeany",
+          "after": "before"}
+TYPES = frozenset(AFTER) | frozenset(BEFORE.values()) | {"on", "synccount", "syncwith",
+                                                         "runone"}
+
+
+def parse(value: str, server_name: str) -> List[Dep]:
+    deps: List[Dep] = []
+    for group in value.split(","):
+        kind, _, rest = group.partition(":")
+        if kind not in TYPES or not rest:
+            raise PbsError(PBSE_BADDEPEND)
+        if kind not in AFTER:
+            continue  # before*/on/sync*: accepted, not enforced by the fake
+        for target in rest.split(":"):
+            jobid = jobids.normalize(target.split("@")[0], server_name)
+            if jobid is None:
+                raise PbsError(PBSE_BADDEPEND)
+            deps.append((kind, jobid))
+    return deps
+
+
+def _format(deps: List[Dep], server_name: str) -> str:
+    grouped: Dict[str, List[str]] = {}
+    for kind, jobid in deps:
+        grouped.setdefault(kind, []).append("%s@%s" % (jobid, server_name))
+    return ",".join("%s:%s" % (kind, ":".join(ids)) for kind, ids in grouped.items())
+
+
+def _outcome(kind: str, target: Job) -> Optional[bool]:
+    """True satisfied, False never satisfiable, None not decided yet."""
+    if target.get("job_state") not in st.HISTORY_STATES:
+        return None
+    status = target.get("Exit_status")
+    ok = status == "0" and target.get("substate") != str(st.SUB_TERMINATED)
+    if kind in ("afterany", "after"):
+        return True
+    if kind == "afterok":
+        return ok
+    return not ok and status is not None
+
+
+def register(app: Any, job: Job, deps: List[Dep]) -> None:
+    server = app.server_name
+    job["depend"] = _format(deps, server)
+    pending: List[Dep] = []
+    for kind, target_id in deps:
+        target = app.state.jobs.get(target_id)
+        if target is None:
+            _delete(app, job, "Dependency request for job rejected by %s" % target_id)
+            return
+        outcome = _outcome(kind, target)
+        if outcome is False:
+            _delete(app, job, "Job deleted as result of dependency on job %s" % target_id)
+            return
+        if outcome is None:
+            pending.append((kind, target_id))
+            before = BEFORE[kind]
+            existing = [d for d in _parse_before(target.get("depend", ""))]
+            existing.append((before, job["_id"]))
+            target["depend"] = _format(existing, server)
+            app.state.save_job(target_id)
+    job["_deps"] = [list(d) for d in pending]
+    if pending:
+        job["Hold_Types"] = "s"
+        lifecycle.set_state(job, st.HELD, st.SUB_DEPNHOLD)
+        job.pop("etime", None)
+
+
+def _parse_before(value: str) -> List[Dep]:
+    deps: List[Dep] = []
+    for group in value.split(","):
+        kind, _, rest = group.partition(":")
+        if not rest:
+            continue
+        for target in rest.split(":"):
+            deps.append((kind, target.split("@")[0]))
+    return deps
+
+
+def _delete(app: Any, job: Job, message: str) -> None:
+    app.log.job(job["_id"], message)
+    app.acct.record("A", job["_id"], "")
+    job["_deps"] = []
+    lifecycle.to_history(app, job, st.SUB_FINISHED, ran=False)
+
+
+def job_ended(app: Any, target: Job) -> None:
+    """``target`` reached history: release or delete the jobs that wait on it."""
+    for kind, dependent_id in _parse_before(target.get("depend", "")):
+        dependent = app.state.jobs.get(dependent_id)
+        if dependent is None or dependent.get("job_state") in st.HISTORY_STATES:
+            continue
+        deps = [tuple(d) for d in dependent.get("_deps", [])]
+        remaining = []
+        for dkind, did in deps:
+            if did != target["_id"]:
+                remaining.append((dkind, did))
+                continue
+            outcome = _outcome(str(dkind), target)
+            if outcome is False:
+                _delete(app, dependent, "Job deleted as result of dependency on job %s"
+                        % target["_id"])
+                break
+        else:
+            dependent["_deps"] = [list(d) for d in remaining]
+            if not remaining and dependent.get("job_state") == st.HELD:
+                holds = dependent.get("Hold_Types", "n").replace("s", "") or "n"
+                dependent["Hold_Types"] = holds
+                if holds == "n":
+                    lifecycle.set_state(dependent, st.QUEUED, st.SUB_QUEUED)
+                    dependent["etime"] = str(app.now())
+                lifecycle.touch(app, dependent)
+            app.state.save_job(dependent_id)
+    app.trigger_schedule()

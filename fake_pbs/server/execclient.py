@@ -1,0 +1,199 @@
+"""The server side of the exec protocol (docs/internals.md §5): start, follow, resume, signal.
+
+One thread per running job follows the primary mom's event stream and applies each event under
+the model lock.  When the stream breaks (mom restart) the thread reconnects and sends ``resume``
+with the last sequence number it applied; events are idempotent, so nothing is lost or doubled.
+A job whose ``start`` could never be delivered is requeued; one whose mom stays away longer than
+``node_fail_requeue`` seconds is requeued as PBS does for a failed node.
+"""
+import pwd
+import grp
+import threading
+import time
+from typing import Any, Dict, List, Optional
+
+from fake_pbs import paths, protocol
+from fake_pbs.model.errors import PBSE_NORELYMOM, PbsError
+from fake_pbs.server import lifecycle
+from fake_pbs.server.app import ExecLike, ServerApp
+from fake_pbs.server.logs import ERROR
+
+_RETRY_PAUSE = 0.2
+_START_ATTEMPTS = 25          # about five seconds for a mom that is still starting
+_CONNECT_TIMEOUT = 10.0
+
+
+def primary_host(job: Dict[str, Any]) -> str:
+    exec_host = str(job.get("exec_host", ""))
+    return exec_host.split("/")[0].split("+")[0]
+
+
+class ExecClient(ExecLike):
+    def __init__(self, app: ServerApp) -> None:
+        self.app = app
+        self._threads: Dict[str, threading.Thread] = {}
+        self._guard = threading.Lock()
+
+    # -- following jobs -----------------------------------------------------------------------
+    def start(self, jobid: str) -> None:
+        """Send the job to its primary mom and follow its events (in a thread)."""
+        self._spawn(jobid)
+
+    def resume_all(self) -> None:
+        """After a server restart: follow again every job that was running."""
+        with self.app.state.lock:
+            active = [j["_id"] for j in self.app.state.jobs.values()
+                      if j.get("job_state") in ("R", "E", "S") and j.get("exec_host")]
+        for jobid in active:
+            self._spawn(jobid)
+
+    def _spawn(self, jobid: str) -> None:
+        with self._guard:
+            current = self._threads.get(jobid)
+            if current is not None and current.is_alive():
+                return
+            thread = threading.Thread(target=self._follow, args=(jobid,),
+                                      name="exec-%s" % jobid, daemon=True)
+            self._threads[jobid] = thread
+        thread.start()
+
+    def _snapshot(self, jobid: str) -> Optional[Dict[str, Any]]:
+        with self.app.state.lock:
+            job = self.app.state.jobs.get(jobid)
+            if job is None or job.get("job_state") not in ("R", "E", "S"):
+                return None
+            return dict(job)
+
+    def _follow(self, jobid: str) -> None:
+        failures = 0
+        lost_since: Optional[float] = None
+        while not self.app.stopping.is_set():
+            job = self._snapshot(jobid)
+            if job is None:
+                return
+            host = primary_host(job)
+            try:
+                channel = protocol.connect(paths.mom_socket(self.app.home, host),
+                                           timeout=_CONNECT_TIMEOUT)
+            except OSError:
+                failures += 1
+                if not job.get("_sent") and failures >= _START_ATTEMPTS:
+                    self._lost(jobid, job, "could not reach mom %s" % host)
+                    return
+                lost_since = lost_since or time.monotonic()
+                if job.get("_sent") and time.monotonic() - lost_since > self._requeue_after():
+                    self._lost(jobid, job, "mom %s did not come back" % host)
+                    return
+                time.sleep(_RETRY_PAUSE)
+                continue
+            try:
+                channel.sock.settimeout(None)
+                done = self._stream(channel, jobid, job)
+            except (OSError, ValueError):
+                done = False
+            finally:
+                channel.close()
+            if done:
+                return
+            lost_since = lost_since or time.monotonic()
+            time.sleep(_RETRY_PAUSE)
+
+    def _requeue_after(self) -> float:
+        try:
+            return float(self.app.state.server.get("node_fail_requeue", "310"))
+        except ValueError:
+            return 310.0
+
+    def _stream(self, channel: protocol.LineChannel, jobid: str, job: Dict[str, Any]) -> bool:
+        if job.get("_sent"):
+            channel.send({"op": "resume", "job": jobid, "run_count": int(job["run_count"]),
+                          "after_seq": int(job.get("_last_seq", 0))})
+        else:
+            channel.send({"op": "start", "job": self._start_spec(job)})
+            with self.app.state.lock:
+                live = self.app.state.jobs.get(jobid)
+                if live is not None and live.get("run_count") == job["run_count"]:
+                    live["_sent"] = True
+                    self.app.state.save_job(jobid)
+        for message in channel.messages():
+            if "ev" not in message:
+                if message.get("ok") is False:
+                    self._rejected(jobid, job, message)
+                    return True
+                continue
+            with self.app.state.lock:
+                if lifecycle.apply_event(self.app, message):
+                    return True
+        return False
+
+    def _rejected(self, jobid: str, job: Dict[str, Any], reply: Dict[str, Any]) -> None:
+        """The mom refused start/resume: the run is lost; requeue it (node failure path)."""
+        self.app.log.job(jobid, "send of job to %s failed error = %s" % (
+            primary_host(job), reply.get("code")), ERROR)
+        self._lost(jobid, job, str(reply.get("msg", "")))
+
+    def _lost(self, jobid: str, job: Dict[str, Any], why: str) -> None:
+        with self.app.state.lock:
+            live = self.app.state.jobs.get(jobid)
+            if live is None or live.get("run_count") != job.get("run_count"):
+                return
+            self.app.log.job(jobid, "Unable to Run Job, %s" % why, ERROR)
+            live["_exit"] = -3 if not live.get("_started") else -20
+            lifecycle.complete(self.app, live)
+
+    def _start_spec(self, job: Dict[str, Any]) -> Dict[str, Any]:
+        uid = int(job.get("_uid", 0))
+        gid = int(job.get("_gid", 0))
+        user = str(job.get("_user", ""))
+        try:
+            home = pwd.getpwuid(uid).pw_dir
+        except KeyError:
+            home = "/"
+        attrs = {k: v for k, v in job.items() if not k.startswith("_")}
+        return {"id": job["_id"], "run_count": int(job["run_count"]), "attrs": attrs,
+                "script": job.get("_script", ""), "exec_vnode": job.get("exec_vnode", ""),
+                "hosts": job.get("_hosts") or lifecycle.hosts_from_vnode(
+                    str(job.get("exec_vnode", ""))),
+                "uid": uid, "gid": gid, "user": user, "group": _group_name(gid), "home": home,
+                "kill_delay": int(job.get("_kill_delay", 10))}
+
+    # -- plain requests -----------------------------------------------------------------------
+    def request(self, host: str, op: str, **args: Any) -> Any:
+        try:
+            channel = protocol.connect(paths.mom_socket(self.app.home, host),
+                                       timeout=_CONNECT_TIMEOUT)
+        except OSError:
+            raise PbsError(PBSE_NORELYMOM, "No reply from MOM")
+        try:
+            return protocol.call(channel, op, **args)
+        except (OSError, ValueError):
+            raise PbsError(PBSE_NORELYMOM, "No reply from MOM")
+        finally:
+            channel.close()
+
+    def signal(self, jobid: str, signal: str) -> None:
+        with self.app.state.lock:
+            job = self.app.state.jobs.get(jobid)
+            host = primary_host(job) if job else ""
+        self.request(host, "signal", job=jobid, signal=signal)
+
+    def discard(self, jobid: str, hosts: List[Dict[str, Any]]) -> None:
+        """End-of-job cleanup on the primary mom, in the background (best effort)."""
+        job = self.app.state.jobs.get(jobid)
+        host = primary_host(job) if job else ""
+        if not host:
+            return
+
+        def send() -> None:
+            try:
+                self.request(host, "discard", job=jobid)
+            except PbsError:
+                pass
+        threading.Thread(target=send, name="discard-%s" % jobid, daemon=True).start()
+
+
+def _group_name(gid: int) -> str:
+    try:
+        return grp.getgrgid(gid).gr_name
+    except KeyError:
+        return str(gid)

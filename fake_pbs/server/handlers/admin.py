@@ -1,0 +1,81 @@
+"""``ping``, ``shutdown``, ``reset`` (test harness), ``schedule`` and ``preempt``."""
+import os
+from typing import Any, Dict, List
+
+from fake_pbs.model import states as st
+from fake_pbs.model.errors import PbsError
+from fake_pbs.server import lifecycle
+from fake_pbs.server.handlers.common import require_manager
+from fake_pbs.server.handlers.registry import Context, handler
+
+
+@handler("ping")
+def ping(ctx: Context, request: Dict[str, Any]) -> Dict[str, Any]:
+    return {"server_name": ctx.app.server_name, "pid": os.getpid()}
+
+
+@handler("shutdown")
+def shutdown(ctx: Context, request: Dict[str, Any]) -> None:
+    """Stop the server (the listener closes after replying); running jobs keep running."""
+    require_manager(ctx)
+    ctx.app.log.server("shutdown requested by %s" % ctx.caller.name)
+    return None
+
+
+@handler("reset")
+def reset(ctx: Context, request: Dict[str, Any]) -> None:
+    """Forget all jobs and configuration (fake-only, for ``fake_pbs.testing``'s per-test reset).
+
+    Running jobs are killed on their moms first; job ids start again from 0.
+    """
+    require_manager(ctx)
+    app = ctx.app
+    for job in app.state.iter_jobs():
+        if job.get("job_state") in st.ACTIVE_STATES and app.execs is not None:
+            try:
+                app.execs.signal(job["_id"], "SIGKILL")
+            except PbsError:
+                pass
+    app.state.reset()
+    app.install_defaults()
+    return None
+
+
+@handler("schedule")
+def schedule(ctx: Context, request: Dict[str, Any]) -> Dict[str, int]:
+    """Run one scheduling cycle now (fake-only; tests use it instead of waiting)."""
+    from fake_pbs.server.scheduling import Scheduler
+    scheduler = ctx.app.scheduler
+    if isinstance(scheduler, Scheduler):
+        scheduler.cycle()
+        return {"cycles": scheduler.cycles}
+    return {"cycles": 0}
+
+
+@handler("preempt")
+def preempt(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
+    """Preempt ``ids`` by requeue (Q) or deletion (D), the first method that applies.
+
+    The scheduler engineer's preemption code may register a fuller handler under this op.
+    """
+    require_manager(ctx)
+    app = ctx.app
+    out: Dict[str, str] = {}
+    ids: List[str] = [str(i) for i in request.get("ids") or []]
+    for jobid in ids:
+        job = app.state.jobs.get(jobid)
+        if job is None or job.get("job_state") not in st.ACTIVE_STATES:
+            out[jobid] = "0"
+            continue
+        job["_rerun"] = job.get("Rerunable", "True") == "True"
+        if not job["_rerun"]:
+            job["_deleted_by"] = "Scheduler@%s" % app.host
+        lifecycle.save(app, job)
+        if app.execs is not None:
+            try:
+                app.execs.signal(jobid, "SIGKILL")
+            except PbsError:
+                job["_exit"] = -11
+                lifecycle.complete(app, job)
+        out[jobid] = "Q" if job.get("_rerun") else "D"
+    return out

@@ -1,0 +1,49 @@
+"""Helpers shared by the job request handlers: lookup, permission, history rules."""
+from typing import Any, Dict
+
+from fake_pbs.model import states as st
+from fake_pbs.model.errors import (PBSE_HISTJOBID, PBSE_IVALREQ, PBSE_PERM, PBSE_UNKJOBID,
+                                   PbsError)
+from fake_pbs.server import jobids
+from fake_pbs.server.handlers.registry import Context
+
+Job = Dict[str, Any]
+
+
+def job_id_arg(ctx: Context, request: Dict[str, Any]) -> str:
+    raw = request.get("id")
+    if not isinstance(raw, str):
+        raise PbsError(PBSE_IVALREQ)
+    jobid = jobids.normalize(raw, ctx.app.server_name)
+    if jobid is None:
+        raise PbsError(PBSE_UNKJOBID)
+    return jobid
+
+
+def find_job(ctx: Context, request: Dict[str, Any], history: bool = False) -> Job:
+    """The job named by ``request["id"]``; 15001 if unknown, 15139 if finished and not wanted."""
+    job = ctx.app.state.jobs.get(job_id_arg(ctx, request))
+    if job is None:
+        raise PbsError(PBSE_UNKJOBID)
+    if not history and job.get("job_state") in st.HISTORY_STATES:
+        raise PbsError(PBSE_HISTJOBID)
+    return job
+
+
+def is_owner(ctx: Context, job: Job) -> bool:
+    return int(job.get("_uid", -1)) == ctx.caller.uid
+
+
+def require_owner(ctx: Context, job: Job) -> None:
+    """Only the job's owner or a manager may act on a job (PBSE_PERM, exit 159)."""
+    if not ctx.caller.manager and not is_owner(ctx, job):
+        raise PbsError(PBSE_PERM)
+
+
+def require_manager(ctx: Context) -> None:
+    if not ctx.caller.manager:
+        raise PbsError(PBSE_PERM)
+
+
+def is_true(value: Any) -> bool:
+    return str(value).strip().lower() in ("true", "t", "y", "yes", "1")

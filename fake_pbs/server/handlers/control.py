@@ -1,0 +1,260 @@
+"""``deljob``, ``holdjob``, ``rlsjob``, ``movejob``, ``alterjob``: changes to one job.
+
+Errors and effects follow the golden transcripts c01-c10 (qdel), k01/k02 (holds), k05 (qalter),
+k09 (qmove), k12/k13 (deleting subjobs and queued jobs).
+"""
+import time
+from typing import Any, Dict, List
+
+from fake_pbs.model import states as st
+from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADSTATE, PBSE_IVALREQ, PBSE_MODATRRUN,
+                                   PBSE_PERM, PBSE_UNKQUE, PbsError)
+from fake_pbs.server import hookpoints, lifecycle, resourcing
+from fake_pbs.server.handlers.common import find_job, require_owner
+from fake_pbs.server.handlers.registry import Context, handler
+from fake_pbs.server.logs import DEBUG2
+
+Job = Dict[str, Any]
+
+KILL_SIGNALS = {False: "TermJob", True: "SIGKILL"}
+EXIT_BY_SIGNAL = {False: 271, True: 265}
+
+
+# -- qdel -------------------------------------------------------------------------------------
+@handler("deljob")
+def deljob(ctx: Context, request: Dict[str, Any]) -> None:
+    job = find_job(ctx, request, history=True)
+    if job.get("job_state") in st.HISTORY_STATES:
+        if not request.get("purge"):
+            raise lifecycle_finished()
+        require_owner(ctx, job)
+        _purge(ctx, job)
+        return None
+    require_owner(ctx, job)
+    force = bool(request.get("force"))
+    if job.get("job_state") == st.EXITING and not force:
+        raise PbsError(PBSE_BADSTATE)
+    app = ctx.app
+    app.log.job(job["_id"], "Job to be deleted at request of %s" % ctx.caller.name)
+    app.acct.record("D", job["_id"], "requestor=%s" % ctx.caller.name)
+    if request.get("purge"):
+        job["_purge"] = True
+    if job.get("array") == "True":
+        delete_array(ctx, job, force)
+        return None
+    delete_one(ctx, job, force)
+    return None
+
+
+def lifecycle_finished() -> PbsError:
+    from fake_pbs.model.errors import PBSE_HISTJOBID
+    return PbsError(PBSE_HISTJOBID)
+
+
+def _purge(ctx: Context, job: Job) -> None:
+    ids = [job["_id"]] + [c["_id"] for c in ctx.app.state.subjobs(job["_id"])]
+    for jobid in ids:
+        ctx.app.state.jobs.pop(jobid, None)
+        ctx.app.state.save_job(jobid)
+
+
+def delete_one(ctx: Context, job: Job, force: bool) -> None:
+    app = ctx.app
+    job["_deleted_by"] = ctx.caller.name
+    if job.get("job_state") in st.ACTIVE_STATES:
+        signal = KILL_SIGNALS[force]
+        try:
+            if app.execs is None:
+                raise PbsError(PBSE_BADSTATE)
+            app.execs.signal(job["_id"], signal)
+            app.log.job(job["_id"], "Job sent signal %s on delete" % signal)
+        except PbsError:
+            if not job.get("_started") and not force:
+                job["_kill_on_start"] = signal
+            else:
+                # The mom is gone: end the job here, as PBS does for a forced delete.
+                app.log.job(job["_id"], "Delete forced", DEBUG2)
+                job["_exit"] = EXIT_BY_SIGNAL[True]
+                job["_obit"] = app.now()
+                lifecycle.complete(app, job)
+                return
+        lifecycle.save(app, job)
+        return
+    # Queued, held or waiting: straight to history, substate 91, no Exit_status (c10b, k13).
+    if job.get("comment"):
+        job["comment"] = job["comment"] + " and terminated"
+    lifecycle.to_history(app, job, st.SUB_TERMINATED, ran=False)
+    _maybe_purge(ctx, job)
+
+
+def _maybe_purge(ctx: Context, job: Job) -> None:
+    if job.get("_purge") and job["_id"] in ctx.app.state.jobs:
+        _purge(ctx, job)
+
+
+def delete_array(ctx: Context, parent: Job, force: bool) -> None:
+    parent["_deleted_by"] = ctx.caller.name
+    lifecycle.save(ctx.app, parent)
+    children = [c for c in ctx.app.state.subjobs(parent["_id"])
+                if c.get("job_state") not in st.HISTORY_STATES]
+    for child in children:
+        if child.get("job_state") in st.ACTIVE_STATES:
+            delete_one(ctx, child, force)
+        else:
+            child["Exit_status"] = "1"
+            child["comment"] = "Subjob finished"
+            lifecycle.to_history(ctx.app, child, st.SUB_TERMINATED, ran=False)
+    if not children:
+        lifecycle.array_child_ended(ctx.app, parent["_id"])
+
+
+# -- holds ------------------------------------------------------------------------------------
+def _hold_types(ctx: Context, request: Dict[str, Any]) -> str:
+    types = str(request.get("types") or "u")
+    if any(t not in "uosnp" for t in types):
+        raise PbsError(PBSE_BADATVAL)
+    if not ctx.caller.manager and any(t in "os" for t in types):
+        raise PbsError(PBSE_PERM)
+    return types
+
+
+@handler("holdjob")
+def holdjob(ctx: Context, request: Dict[str, Any]) -> None:
+    job = find_job(ctx, request)
+    require_owner(ctx, job)
+    types = _hold_types(ctx, request)
+    apply_hold(ctx, job, types)
+    return None
+
+
+def apply_hold(ctx: Context, job: Job, types: str) -> None:
+    current = "" if job.get("Hold_Types", "n") == "n" else job["Hold_Types"]
+    merged = "".join(t for t in "uosp" if t in current or t in types) or "n"
+    job["Hold_Types"] = merged
+    if job.get("job_state") in (st.QUEUED, st.WAITING):
+        lifecycle.set_state(job, st.HELD, st.SUB_HELD)
+        job["comment"] = "Job held by %s on %s" % (ctx.caller.user,
+                                                   time.ctime(ctx.app.now()))
+    lifecycle.touch(ctx.app, job)
+    lifecycle.save(ctx.app, job)
+
+
+@handler("rlsjob")
+def rlsjob(ctx: Context, request: Dict[str, Any]) -> None:
+    job = find_job(ctx, request)
+    require_owner(ctx, job)
+    types = _hold_types(ctx, request)
+    current = job.get("Hold_Types", "n")
+    left = "".join(t for t in current if t not in types and t != "n") or "n"
+    job["Hold_Types"] = left
+    if left == "n" and job.get("job_state") == st.HELD and not job.get("_deps"):
+        if int(job.get("Execution_Time", "0") or 0) > ctx.app.now():
+            lifecycle.set_state(job, st.WAITING, st.SUB_WAITING)
+        else:
+            lifecycle.set_state(job, st.QUEUED, st.SUB_QUEUED)
+        job["etime"] = str(ctx.app.now())
+        ctx.app.trigger_schedule()
+    lifecycle.touch(ctx.app, job)
+    lifecycle.save(ctx.app, job)
+    return None
+
+
+# -- qmove ------------------------------------------------------------------------------------
+@handler("movejob")
+def movejob(ctx: Context, request: Dict[str, Any]) -> None:
+    job = find_job(ctx, request)
+    require_owner(ctx, job)
+    dest = str(request.get("dest") or "").split("@")[0]
+    if dest not in ctx.app.state.queues:
+        raise PbsError(PBSE_UNKQUE)
+    if job.get("job_state") not in (st.QUEUED, st.HELD, st.WAITING):
+        raise PbsError(PBSE_BADSTATE)
+    hookpoints.current().movejob(ctx.app, job, dest)
+    job["queue"] = dest
+    job["qtime"] = str(ctx.app.now())
+    lifecycle.touch(ctx.app, job)
+    ctx.app.acct.record("Q", job["_id"], "%s %s " % (lifecycle.acct_base(job),
+                                                     lifecycle.resource_list_fields(job)))
+    lifecycle.save(ctx.app, job)
+    ctx.app.trigger_schedule()
+    return None
+
+
+# -- qalter -----------------------------------------------------------------------------------
+_RUNNING_ALTERABLE = frozenset(("Job_Name", "Resource_List.walltime", "Resource_List.soft_walltime",
+                                "comment", "Hold_Types", "Mail_Points", "Mail_Users",
+                                "Account_Name", "project", "Priority"))
+
+
+def _seconds(value: str) -> int:
+    total = 0
+    for part in value.split(":"):
+        total = total * 60 + int(float(part))
+    return total
+
+
+@handler("alterjob")
+def alterjob(ctx: Context, request: Dict[str, Any]) -> None:
+    job = find_job(ctx, request)
+    require_owner(ctx, job)
+    raw = request.get("attrs") or {}
+    if not isinstance(raw, dict):
+        raise PbsError(PBSE_IVALREQ)
+    changes: Dict[str, str] = {str(k): str(v) for k, v in raw.items()}
+    running = job.get("job_state") in st.ACTIVE_STATES
+    custom = ctx.app.state.objects.get("resource", {})
+    for name, value in changes.items():
+        if name.startswith("Resource_List."):
+            resource = name.split(".", 1)[1]
+            changes[name] = value = resourcing.verify(resource, value, custom)
+        if running and name not in _RUNNING_ALTERABLE:
+            raise PbsError(PBSE_MODATRRUN,
+                           "Cannot modify attribute while job running  %s" % name)
+        if running and name == "Resource_List.walltime" and not ctx.caller.manager:
+            old = job.get(name)
+            if old is None or _seconds(value) > _seconds(old):
+                if old is not None:
+                    raise PbsError(PBSE_PERM)
+    hookpoints.current().modifyjob(ctx.app, job, changes)
+    _apply_changes(ctx, job, changes)
+    return None
+
+
+def _apply_changes(ctx: Context, job: Job, changes: Dict[str, str]) -> None:
+    app = ctx.app
+    custom = app.state.objects.get("resource", {})
+    resources = {k.split(".", 1)[1]: v for k, v in changes.items()
+                 if k.startswith("Resource_List.")}
+    if resources:
+        current = {k.split(".", 1)[1]: v for k, v in job.items()
+                   if k.startswith("Resource_List.")}
+        if "select" in resources:
+            for derived in ("ncpus", "nodect", "mem"):
+                current.pop(derived, None)
+        elif "ncpus" in resources or "mem" in resources:
+            current.pop("select", None)
+            current.pop("nodect", None)
+        current.update(resources)
+        for key in [k for k in job if k.startswith("Resource_List.")]:
+            del job[key]
+        for key, value in resourcing.derive(current, custom).items():
+            job["Resource_List." + key] = value
+    for name, value in changes.items():
+        if name.startswith("Resource_List."):
+            app.acct.record("a", job["_id"], "%s=%s" % (name, job.get(name, value)))
+            continue
+        if name == "Hold_Types":
+            apply_hold(ctx, job, value)
+            continue
+        job[name] = value
+        app.acct.record("a", job["_id"], "%s=%s" % (name, value))
+    if "Execution_Time" in changes and job.get("job_state") == st.QUEUED and \
+            int(changes["Execution_Time"]) > app.now():
+        lifecycle.set_state(job, st.WAITING, st.SUB_WAITING)
+    lifecycle.touch(app, job)
+    lifecycle.save(app, job)
+    app.trigger_schedule()
+
+
+def affected(jobs: List[Job]) -> List[str]:
+    return [j["_id"] for j in jobs]

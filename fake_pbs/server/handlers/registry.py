@@ -1,0 +1,73 @@
+"""The request-handler registry: ``@handler("op")`` binds a function to a request op.
+
+A handler receives the :class:`Context` (server app and caller identity) and the request dict,
+runs with the model lock held, returns the reply's ``data`` and raises ``PbsError`` on failure.
+"""
+from typing import Any, Callable, Dict, Set, TYPE_CHECKING
+
+from fake_pbs.model.errors import PBSE_PROTOCOL, PBSE_UNKREQ, PbsError
+from fake_pbs.protocol import Message, ok
+
+if TYPE_CHECKING:  # pragma: no cover
+    from fake_pbs.server.app import ServerApp
+
+
+class Caller:
+    """Who sent a request: from SO_PEERCRED; ``host`` is the server host (local sockets)."""
+
+    def __init__(self, uid: int, gid: int, pid: int, user: str, host: str,
+                 manager: bool) -> None:
+        self.uid, self.gid, self.pid = uid, gid, pid
+        self.user, self.host, self.manager = user, host, manager
+
+    @property
+    def name(self) -> str:
+        """``user@host`` as PBS logs requestors."""
+        return "%s@%s" % (self.user, self.host)
+
+
+class Context:
+    def __init__(self, app: "ServerApp", caller: Caller) -> None:
+        self.app = app
+        self.caller = caller
+
+
+Handler = Callable[[Context, Dict[str, Any]], Any]
+
+_HANDLERS: Dict[str, Handler] = {}
+
+#: Ops whose handler runs without the model lock (they take it themselves, e.g. to wait).
+UNLOCKED: Set[str] = set()
+
+
+def handler(op: str, locked: bool = True) -> Callable[[Handler], Handler]:
+    """Register ``fn`` as the handler of ``op`` (a later registration replaces an earlier one)."""
+    def register(fn: Handler) -> Handler:
+        _HANDLERS[op] = fn
+        if locked:
+            UNLOCKED.discard(op)
+        else:
+            UNLOCKED.add(op)
+        return fn
+    return register
+
+
+def registered() -> Dict[str, Handler]:
+    return dict(_HANDLERS)
+
+
+def dispatch(ctx: Context, request: Dict[str, Any]) -> Message:
+    """Run the handler of ``request["op"]`` and build the reply message."""
+    op = request.get("op")
+    if not isinstance(op, str):
+        return PbsError(PBSE_PROTOCOL).to_wire()
+    fn = _HANDLERS.get(op)
+    if fn is None:
+        return PbsError(PBSE_UNKREQ).to_wire()
+    try:
+        if op in UNLOCKED:
+            return ok(fn(ctx, request))
+        with ctx.app.state.lock:
+            return ok(fn(ctx, request))
+    except PbsError as err:
+        return err.to_wire()

@@ -1,0 +1,143 @@
+"""``sigjob``, ``rerunjob``, ``runjob``: requests that act on a job's execution.
+
+Transcripts: k03 (qsig: signals, suspend/resume by managers only), k04 (qrerun: managers only,
+non-rerunnable 190 unless forced, queued 168), k06 (qrun: managers only; comment ``Job was sent
+for execution at ...``).
+"""
+import signal as signals
+import time
+from typing import Any, Dict, Optional
+
+from fake_pbs.model import states as st
+from fake_pbs.model.errors import (PBSE_BADSTATE, PBSE_NORERUN, PBSE_PERM, PBSE_RESCUNAV,
+                                   PBSE_UNKSIG, PbsError)
+from fake_pbs.server import lifecycle, nodes as vnodes
+from fake_pbs.server.handlers.common import find_job, require_manager, require_owner
+from fake_pbs.server.handlers.registry import Context, handler
+
+Job = Dict[str, Any]
+
+_ADMIN_SIGNALS = frozenset(("suspend", "resume", "admin-suspend", "admin-resume"))
+
+
+def normalize_signal(text: str) -> str:
+    """``USR1``, ``SIGUSR1``, ``10`` -> a name the mom understands; 15013 when unknown."""
+    if text in _ADMIN_SIGNALS:
+        return text
+    if text.isdigit():
+        number = int(text)
+        if 0 <= number < signals.NSIG:
+            return text
+        raise PbsError(PBSE_UNKSIG)
+    name = text if text.startswith("SIG") else "SIG" + text
+    if not hasattr(signals, name) or name.startswith("SIG_"):
+        raise PbsError(PBSE_UNKSIG)
+    return name
+
+
+@handler("sigjob")
+def sigjob(ctx: Context, request: Dict[str, Any]) -> None:
+    job = find_job(ctx, request)
+    require_owner(ctx, job)
+    sig = normalize_signal(str(request.get("signal") or "SIGTERM"))
+    state = job.get("job_state")
+    if sig in _ADMIN_SIGNALS:
+        if not ctx.caller.manager:
+            raise PbsError(PBSE_PERM)
+        wants_suspend = sig.endswith("suspend")
+        if (wants_suspend and state != st.RUNNING) or (not wants_suspend and
+                                                       state != st.SUSPENDED):
+            raise PbsError(PBSE_BADSTATE)
+    elif state not in (st.RUNNING, st.SUSPENDED):
+        raise PbsError(PBSE_BADSTATE)
+    app = ctx.app
+    if app.execs is None:
+        raise PbsError(PBSE_BADSTATE)
+    app.execs.signal(job["_id"], sig)
+    if sig in _ADMIN_SIGNALS:
+        _suspend_or_resume(ctx, job, sig.endswith("suspend"))
+    return None
+
+
+def _suspend_or_resume(ctx: Context, job: Job, suspend: bool) -> None:
+    """PBS frees a suspended job's CPUs for other jobs and charges them again on resume."""
+    app = ctx.app
+    exec_vnode = job.get("exec_vnode", "")
+    if suspend:
+        vnodes.release(app.state.nodes, job["_id"], exec_vnode)
+        lifecycle.set_state(job, st.SUSPENDED, st.SUB_SUSPEND)
+        app.acct.record("z", job["_id"], lifecycle.used_fields(job))
+    else:
+        vnodes.assign(app.state.nodes, job["_id"], exec_vnode)
+        lifecycle.set_state(job, st.RUNNING, st.SUB_RUNNING)
+        app.acct.record("r", job["_id"], "")
+    for name in {c[0] for c in vnodes.parse_exec_vnode(exec_vnode)}:
+        app.state.save_node(name)
+    lifecycle.touch(app, job)
+    lifecycle.save(app, job)
+    if suspend:
+        app.trigger_schedule()
+
+
+@handler("rerunjob")
+def rerunjob(ctx: Context, request: Dict[str, Any]) -> None:
+    job = find_job(ctx, request)
+    require_manager(ctx)
+    if job.get("job_state") not in st.ACTIVE_STATES:
+        raise PbsError(PBSE_BADSTATE)
+    force = bool(request.get("force"))
+    if job.get("Rerunable", "True") != "True" and not force:
+        raise PbsError(PBSE_NORERUN)
+    job["_rerun"] = True
+    lifecycle.save(ctx.app, job)
+    if ctx.app.execs is not None:
+        try:
+            ctx.app.execs.signal(job["_id"], "SIGKILL" if force else "TermJob")
+        except PbsError:
+            job["_exit"] = -11
+            lifecycle.complete(ctx.app, job)
+    return None
+
+
+@handler("runjob")
+def runjob(ctx: Context, request: Dict[str, Any]) -> None:
+    job = find_job(ctx, request)
+    if not ctx.caller.manager:
+        raise PbsError(PBSE_PERM)
+    if job.get("job_state") not in (st.QUEUED, st.HELD, st.WAITING) or job.get("array") == "True":
+        raise PbsError(PBSE_BADSTATE)
+    app = ctx.app
+    exec_vnode: Optional[str] = request.get("vnodes") or None
+    if exec_vnode and not exec_vnode.startswith("("):
+        exec_vnode = "+".join("(%s:ncpus=%s)" % (host, job.get("Resource_List.ncpus", "1"))
+                              for host in exec_vnode.split("+"))
+    if exec_vnode is None:
+        exec_vnode = _placement(ctx, job)
+    lifecycle.set_state(job, st.QUEUED, st.SUB_QUEUED)
+    scheduler = app.scheduler
+    requestor = ctx.caller.name
+    from fake_pbs.server.scheduling import Scheduler
+    if isinstance(scheduler, Scheduler):
+        scheduler.apply_run(job["_id"], exec_vnode, "", [], requestor)
+    else:
+        lifecycle.begin_run(app, job, exec_vnode, "", None, requestor)
+    job["comment"] = "Job was sent for execution at %s on %s" % (
+        time.strftime("%a %b %d at %H:%M", time.localtime(app.now())), exec_vnode)
+    lifecycle.save(app, job)
+    return None
+
+
+def _placement(ctx: Context, job: Job) -> str:
+    from fake_pbs.server.scheduling import _load_cycle, public
+    state = ctx.app.state
+    entry = public(job)
+    entry["id"] = job["_id"]
+    entry["job_state"] = st.QUEUED
+    result = _load_cycle()(dict(state.server), dict(state.sched),
+                           {n: dict(q) for n, q in state.queues.items()},
+                           {n: dict(a) for n, a in state.nodes.items()}, [entry],
+                           ctx.app.now())
+    for run in result.runs:
+        if run.jobid == job["_id"]:
+            return str(run.exec_vnode)
+    raise PbsError(PBSE_RESCUNAV)

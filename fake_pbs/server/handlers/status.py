@@ -1,0 +1,241 @@
+"""``statjob``, ``selectjob``, ``statque``, ``statsvr``, ``statnode``: PBS's attribute sets."""
+import re
+from typing import Any, Dict, List, Optional
+
+from fake_pbs.model import attrs as order
+from fake_pbs.model import states as st
+from fake_pbs.model.errors import (PBSE_HISTJOBID, PBSE_IVALREQ, PBSE_PERM, PBSE_UNKJOBID,
+                                   PBSE_UNKNODE, PBSE_UNKQUE, PbsError)
+from fake_pbs.server import jobids
+from fake_pbs.server.defaults import format_kb, mem_bytes
+from fake_pbs.server.handlers.common import is_owner, is_true
+from fake_pbs.server.handlers.registry import Context, handler
+
+Job = Dict[str, Any]
+Reply = Dict[str, Any]
+
+
+# -- jobs -------------------------------------------------------------------------------------
+def _visible(ctx: Context, job: Job) -> bool:
+    if ctx.caller.manager or is_owner(ctx, job):
+        return True
+    return is_true(ctx.app.state.server.get("query_other_jobs", "True"))
+
+
+def _array_view(ctx: Context, job: Job) -> Job:
+    """An array parent's live counters (array_state_count, array_indices_remaining)."""
+    children = ctx.app.state.subjobs(job["_id"])
+    counts = {"Queued": 0, "Running": 0, "Exiting": 0, "Expired": 0}
+    remaining: List[int] = []
+    for child in children:
+        state = child.get("job_state")
+        if state in (st.QUEUED, st.HELD, st.WAITING):
+            counts["Queued"] += 1
+            remaining.append(int(child.get("array_index", "0")))
+        elif state in (st.RUNNING, st.SUSPENDED):
+            counts["Running"] += 1
+        elif state == st.EXITING:
+            counts["Exiting"] += 1
+        else:
+            counts["Expired"] += 1
+    view = dict(job)
+    view["array_state_count"] = " ".join("%s:%d" % kv for kv in counts.items())
+    view["array_indices_remaining"] = _ranges(sorted(remaining)) if remaining else "-"
+    return view
+
+
+def _ranges(values: List[int]) -> str:
+    parts: List[str] = []
+    start = prev = values[0]
+    for value in values[1:] + [-1]:
+        if value == prev + 1:
+            prev = value
+            continue
+        parts.append(str(start) if start == prev else "%d-%d" % (start, prev))
+        start = prev = value
+    return ",".join(parts)
+
+
+def job_record(ctx: Context, job: Job, names: Optional[List[str]] = None) -> Reply:
+    view = _array_view(ctx, job) if job.get("array") == "True" else job
+    pairs = order.job_pairs(view, ctx.caller.manager)
+    if names:
+        wanted = set(names)
+        pairs = [(n, v) for n, v in pairs if n in wanted or n.split(".")[0] in wanted]
+    return {"id": job["_id"], "attrs": [list(p) for p in pairs]}
+
+
+@handler("statjob")
+def statjob(ctx: Context, request: Dict[str, Any]) -> List[Reply]:
+    extend = str(request.get("extend") or "")
+    names = request.get("names") or None
+    jobs = ctx.app.state.jobs
+    raw = request.get("id")
+    if raw is None:
+        out = []
+        for job in ctx.app.state.iter_jobs():
+            if job.get("array_id") and "t" not in extend:
+                continue
+            if job.get("job_state") in st.HISTORY_STATES and "x" not in extend:
+                continue
+            if _visible(ctx, job):
+                out.append(job_record(ctx, job, names))
+        return out
+    if not isinstance(raw, str):
+        raise PbsError(PBSE_IVALREQ)
+    jobid = jobids.normalize(raw, ctx.app.server_name)
+    found = jobs.get(jobid) if jobid else None
+    if found is None:
+        raise PbsError(PBSE_UNKJOBID)
+    job = found
+    if job is None:
+        raise PbsError(PBSE_UNKJOBID)
+    if job.get("job_state") in st.HISTORY_STATES and "x" not in extend:
+        raise PbsError(PBSE_HISTJOBID)
+    if not _visible(ctx, job):
+        raise PbsError(PBSE_PERM)
+    out = [job_record(ctx, job, names)]
+    if job.get("array") == "True" and "t" in extend:
+        for child in ctx.app.state.subjobs(job["_id"]):
+            if child.get("job_state") in st.HISTORY_STATES and "x" not in extend \
+                    and child.get("job_state") != st.EXPIRED:
+                continue
+            out.append(job_record(ctx, child, names))
+    return out
+
+
+_DURATION = re.compile(r"^(?:(\d+):)?(?:(\d+):)?(\d+)$")
+
+
+def _number(value: str) -> Optional[float]:
+    match = _DURATION.match(value.strip())
+    if match:
+        parts = [int(p) for p in match.groups() if p is not None]
+        total = 0
+        for part in parts:
+            total = total * 60 + part
+        return float(total)
+    try:
+        return float(mem_bytes(value))
+    except ValueError:
+        return None
+
+
+def _compare(actual: Optional[str], op: str, wanted: str, name: str) -> bool:
+    if actual is None:
+        return op == "ne"
+    if name == "job_state" and op in ("eq", "ne"):
+        inside = actual in wanted
+        return inside if op == "eq" else not inside
+    if name == "Job_Owner" and "@" not in wanted:
+        actual = actual.split("@")[0]
+    a, w = _number(actual), _number(wanted)
+    if a is None or w is None or op in ("eq", "ne") and (a is None or w is None):
+        a_s, w_s = actual, wanted
+        return {"eq": a_s == w_s, "ne": a_s != w_s, "lt": a_s < w_s, "le": a_s <= w_s,
+                "gt": a_s > w_s, "ge": a_s >= w_s}.get(op, False)
+    return {"eq": a == w, "ne": a != w, "lt": a < w, "le": a <= w, "gt": a > w,
+            "ge": a >= w}.get(op, False)
+
+
+@handler("selectjob")
+def selectjob(ctx: Context, request: Dict[str, Any]) -> List[str]:
+    extend = str(request.get("extend") or "")
+    criteria = request.get("criteria") or []
+    for name, _, value in criteria:
+        if name == "queue" and str(value).split("@")[0] not in ctx.app.state.queues:
+            raise PbsError(PBSE_UNKQUE)
+    out: List[str] = []
+    for job in ctx.app.state.iter_jobs():
+        if job.get("array_id") and "t" not in extend:
+            continue
+        if job.get("job_state") in st.HISTORY_STATES and "x" not in extend:
+            continue
+        if not _visible(ctx, job):
+            continue
+        if all(_compare(job.get(str(n)), str(op), str(v).split("@")[0] if n == "queue"
+                        else str(v), str(n)) for n, op, v in criteria):
+            out.append(job["_id"])
+    return out
+
+
+# -- queues and server ------------------------------------------------------------------------
+def _counts(jobs: List[Job]) -> Dict[str, int]:
+    counts: Dict[str, int] = {}
+    for job in jobs:
+        letter = job.get("job_state", "Q")
+        counts[letter] = counts.get(letter, 0) + 1
+    return counts
+
+
+def _assigned(jobs: List[Job]) -> Dict[str, str]:
+    ncpus = nodect = mem = 0
+    for job in jobs:
+        if job.get("job_state") not in st.ACTIVE_STATES or job.get("array") == "True":
+            continue
+        ncpus += int(job.get("Resource_List.ncpus", "0") or 0)
+        nodect += int(job.get("Resource_List.nodect", "0") or 0)
+        if "Resource_List.mem" in job:
+            mem += mem_bytes(job["Resource_List.mem"])
+    out = {"resources_assigned.ncpus": str(ncpus), "resources_assigned.nodect": str(nodect)}
+    if mem:
+        out["resources_assigned.mem"] = format_kb(mem)
+    return out
+
+
+def _live(jobs: List[Job]) -> List[Job]:
+    return [j for j in jobs if j.get("job_state") not in st.HISTORY_STATES
+            and not j.get("array_id")]
+
+
+def queue_record(ctx: Context, name: str) -> Reply:
+    attrs = dict(ctx.app.state.queues[name])
+    jobs = _live([j for j in ctx.app.state.jobs.values() if j.get("queue") == name])
+    attrs["total_jobs"] = str(len(jobs))
+    attrs["state_count"] = st.state_count(_counts(jobs))
+    if attrs.get("_ran") or any(j.get("job_state") in st.ACTIVE_STATES for j in jobs):
+        attrs.update(_assigned(jobs))
+        if not ctx.app.state.queues[name].get("_ran"):
+            ctx.app.state.queues[name]["_ran"] = "1"
+            ctx.app.state.save_queue(name)
+    return {"name": name, "attrs": [list(p) for p in order.ordered(attrs, order.QUEUE_ATTR_ORDER)]}
+
+
+@handler("statque")
+def statque(ctx: Context, request: Dict[str, Any]) -> List[Reply]:
+    name = request.get("name")
+    if name:
+        if name not in ctx.app.state.queues:
+            raise PbsError(PBSE_UNKQUE)
+        return [queue_record(ctx, str(name))]
+    return [queue_record(ctx, n) for n in ctx.app.state.queues]
+
+
+@handler("statsvr")
+def statsvr(ctx: Context, request: Dict[str, Any]) -> Reply:
+    state = ctx.app.state
+    attrs = dict(state.server)
+    attrs["server_state"] = "Active"
+    all_jobs = [j for j in state.jobs.values() if not j.get("array_id")]
+    live = _live(all_jobs)
+    attrs["total_jobs"] = str(len(all_jobs))
+    attrs["state_count"] = st.state_count(_counts(live))
+    if any(j.get("exec_vnode") for j in all_jobs):
+        attrs.update(_assigned(live))
+    attrs["license_count"] = "Avail_Global:1000000 Avail_Local:1000000 Used:0 High_Use:0"
+    return {"name": ctx.app.server_name,
+            "attrs": [list(p) for p in order.ordered(attrs, order.SERVER_ATTR_ORDER)]}
+
+
+@handler("statnode")
+def statnode(ctx: Context, request: Dict[str, Any]) -> List[Reply]:
+    nodes = ctx.app.state.nodes
+    name = request.get("name")
+    names = [str(name)] if name else list(nodes)
+    out = []
+    for node in names:
+        if node not in nodes:
+            raise PbsError(PBSE_UNKNODE)
+        pairs = order.ordered(nodes[node], order.NODE_ATTR_ORDER)
+        out.append({"name": node, "attrs": [list(p) for p in pairs]})
+    return out

@@ -1,0 +1,201 @@
+"""``queuejob``: validate a submission, complete its attributes as PBS does, store, schedule.
+
+Defaults and derived attributes follow ``qstat -f`` of real jobs (b02, b03b, i01c, c10b):
+Job_Owner, Output_Path/Error_Path ``<host>:<cwd>/<name>.o<seq>``, Variable_List + PBS_O_QUEUE and
+PBS_O_HOST, project ``_pbs_project_default``, ctime/qtime/mtime/etime, substate; holds (H/20),
+dependencies (H/22), ``-a`` (W/30) and arrays (parent ``N[]``, state Q; subjobs ``N[i]``).
+"""
+import grp
+import os
+import re
+from typing import Any, Dict, List, Optional
+
+from fake_pbs.model import states as st
+from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADUSER, PBSE_IVALREQ, PBSE_QUENODFLT,
+                                   PBSE_QUNOENB, PBSE_UNKQUE, PbsError)
+from fake_pbs.server import depend, hookpoints, jobids, lifecycle, resourcing
+from fake_pbs.server.handlers.common import is_true
+from fake_pbs.server.handlers.registry import Context, handler
+
+Job = Dict[str, Any]
+
+BOOLEAN_ATTRS = frozenset(("Rerunable", "interactive", "block", "array", "no_stdio_sockets"))
+_ARRAY_RANGE = re.compile(r"^(\d+)(?:-(\d+)(?::(\d+))?)?(?:%(\d+))?$")
+
+
+def pbs_bool(value: str) -> str:
+    return "True" if is_true(value) else "False"
+
+
+def resolve_queue(ctx: Context, requested: Optional[str]) -> str:
+    state = ctx.app.state
+    name = (requested or "").split("@")[0]
+    if not name:
+        name = state.server.get("default_queue", "")
+        if not name:
+            raise PbsError(PBSE_QUENODFLT)
+    queue = state.queues.get(name)
+    if queue is None:
+        raise PbsError(PBSE_UNKQUE)
+    if not is_true(queue.get("enabled", "False")):
+        raise PbsError(PBSE_QUNOENB)
+    return name
+
+
+def check_root(ctx: Context) -> None:
+    """Stock PBS refuses root's jobs (a12) unless listed in acl_roots; the fake allows root by
+    default and applies the stock rule once a manager sets ``acl_roots``."""
+    if ctx.caller.uid != 0:
+        return
+    roots = ctx.app.state.server.get("acl_roots")
+    if roots is None:
+        return
+    allowed = {r.strip().split("@")[0] for r in roots.split(",")}
+    if "root" not in allowed:
+        raise PbsError(PBSE_BADUSER)
+
+
+def split_resources(ctx: Context, attrs: Dict[str, str]) -> Dict[str, str]:
+    custom = ctx.app.state.objects.get("resource", {})
+    resources: Dict[str, str] = {}
+    for name in list(attrs):
+        if name.startswith("Resource_List."):
+            resource = name.split(".", 1)[1]
+            resources[resource] = resourcing.verify(resource, attrs.pop(name), custom)
+    return resources
+
+
+def default_path(host: str, cwd: str, name: str, letter: str, seq: int, array: bool) -> str:
+    suffix = ".^array_index^" if array else ""
+    return "%s:%s/%s.%s%d%s" % (host, cwd.rstrip("/") or "", name, letter, seq, suffix)
+
+
+def qualify_path(value: str, host: str, cwd: str) -> str:
+    if ":" in value.split("/")[0]:
+        return value
+    path = value if value.startswith("/") else os.path.join(cwd, value)
+    return "%s:%s" % (host, path)
+
+
+def parse_array(value: str) -> List[int]:
+    match = _ARRAY_RANGE.match(value.strip())
+    if match is None:
+        raise PbsError(PBSE_BADATVAL)
+    first = int(match.group(1))
+    last = int(match.group(2)) if match.group(2) else first
+    step = int(match.group(3)) if match.group(3) else 1
+    if last <= first or step < 1:
+        raise PbsError(PBSE_BADATVAL)
+    return list(range(first, last + 1, step))
+
+
+@handler("queuejob")
+def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
+    app = ctx.app
+    attrs_in = request.get("attrs") or {}
+    if not isinstance(attrs_in, dict):
+        raise PbsError(PBSE_IVALREQ)
+    attrs: Dict[str, str] = {str(k): str(v) for k, v in attrs_in.items()}
+    check_root(ctx)
+    host = str(request.get("host") or app.host)
+    cwd = str(request.get("cwd") or "/")
+    queue = resolve_queue(ctx, attrs.pop("queue", None) or attrs.pop("destination", None))
+    resources = split_resources(ctx, attrs)
+    for key, value in app.state.queues[queue].items():
+        if key.startswith("resources_default."):
+            resources.setdefault(key.split(".", 1)[1], value)
+    resources = resourcing.derive(resources, app.state.objects.get("resource"))
+    indices: List[int] = []
+    if "array_indices_submitted" in attrs:
+        indices = parse_array(attrs["array_indices_submitted"])
+    now = app.now()
+    seq = app.state.next_seq()
+    is_array = bool(indices)
+    jobid = jobids.make(seq, app.server_name, array=is_array)
+    name = attrs.get("Job_Name", "STDIN")
+    job: Job = {"_id": jobid, "_seq": seq, "_uid": ctx.caller.uid, "_gid": ctx.caller.gid,
+                "_user": ctx.caller.user, "_group": _group_name(ctx.caller.gid),
+                "_script": str(request.get("script") or ""), "_cwd": cwd}
+    for key, value in attrs.items():
+        job[key] = pbs_bool(value) if key in BOOLEAN_ATTRS else value
+    job["Job_Name"] = name
+    job["Job_Owner"] = "%s@%s" % (ctx.caller.user, host)
+    job["queue"] = queue
+    job["server"] = app.server_name
+    for key, value in resources.items():
+        job["Resource_List." + key] = value
+    job["ctime"] = job["qtime"] = job["mtime"] = str(now)
+    for attr, letter in (("Output_Path", "o"), ("Error_Path", "e")):
+        if attr in job:
+            job[attr] = qualify_path(job[attr], host, cwd)
+        else:
+            job[attr] = default_path(host, cwd, name, letter, seq, is_array)
+    job["Variable_List"] = _variable_list(attrs.get("Variable_List", ""), queue, host)
+    job.setdefault("project", "_pbs_project_default")
+    job["Submit_Host"] = host
+    job.setdefault("Rerunable", "True")
+    if is_array:
+        job["array"] = "True"
+        job["array_indices_remaining"] = attrs["array_indices_submitted"].split("%")[0]
+        job["array_indices_submitted"] = attrs["array_indices_submitted"].split("%")[0]
+        if "%" in attrs["array_indices_submitted"]:
+            job["max_run_subjobs"] = attrs["array_indices_submitted"].split("%")[1]
+    set_initial_state(app.now(), job)
+    deps = depend.parse(job.get("depend", ""), app.server_name) if job.get("depend") else []
+    hookpoints.current().queuejob(app, job)
+    app.state.jobs[jobid] = job
+    if deps:
+        depend.register(app, job, deps)
+    app.state.save_job(jobid)
+    if is_array:
+        for index in indices:
+            create_subjob(app, job, seq, index)
+    app.log.job(jobid, "Job Queued at request of %s, owner = %s, job name = %s, queue = %s" % (
+        ctx.caller.name, job["Job_Owner"], name, queue))
+    app.acct.record("Q", jobid, "%s %s " % (lifecycle.acct_base(job),
+                                            lifecycle.resource_list_fields(job)))
+    app.trigger_schedule()
+    return {"jobid": jobid}
+
+
+def set_initial_state(now: int, job: Job) -> None:
+    holds = job.get("Hold_Types", "n")
+    if any(h in holds for h in "uosp"):
+        lifecycle.set_state(job, st.HELD, st.SUB_HELD)
+    elif int(job.get("Execution_Time", "0") or 0) > now:
+        lifecycle.set_state(job, st.WAITING, st.SUB_WAITING)
+        job["etime"] = str(now)
+    else:
+        lifecycle.set_state(job, st.QUEUED, st.SUB_QUEUED)
+        job["etime"] = str(now)
+
+
+def create_subjob(app: Any, parent: Job, seq: int, index: int) -> None:
+    subid = jobids.make(seq, app.server_name, index=index)
+    child: Job = {k: v for k, v in parent.items()
+                  if k not in ("array", "array_indices_submitted", "array_indices_remaining",
+                               "max_run_subjobs", "depend")}
+    child["_id"] = subid
+    child["array_id"] = parent["_id"]
+    child["array_index"] = str(index)
+    for attr in ("Output_Path", "Error_Path"):
+        child[attr] = parent[attr].replace("^array_index^", str(index))
+    child["Variable_List"] = parent["Variable_List"]
+    app.state.jobs[subid] = child
+    app.state.save_job(subid)
+
+
+def _variable_list(given: str, queue: str, host: str) -> str:
+    pieces = [given] if given else []
+    if "PBS_O_QUEUE=" not in given:
+        pieces.append("PBS_O_QUEUE=%s" % queue)
+    if "PBS_O_HOST=" not in given:
+        pieces.append("PBS_O_HOST=%s" % host)
+    return ",".join(pieces)
+
+
+def _group_name(gid: int) -> str:
+    try:
+        return grp.getgrgid(gid).gr_name
+    except KeyError:
+        return str(gid)

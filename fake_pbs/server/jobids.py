@@ -1,0 +1,41 @@
+"""Job identifiers: ``12``, ``12.vm``, ``12.vm.example.com``, ``12[]``, ``12[3].vm``: canonical."""
+import re
+from typing import Optional, Tuple
+
+_ID = re.compile(r"^(?P<seq>\d+)(?P<index>\[\d*\])?(?:\.(?P<server>.*))?$")
+
+
+def normalize(text: str, server_name: str) -> Optional[str]:
+    """``<seq>[<index>].<server_name>``, or None when ``text`` is not a job id at all."""
+    match = _ID.match(text.strip())
+    if match is None:
+        return None
+    return "%s%s.%s" % (match.group("seq"), match.group("index") or "", server_name)
+
+
+def qualified(text: str, server_name: str) -> str:
+    """What a command prints for an unknown id: the id as typed, qualified by the server name."""
+    return text if "." in text else "%s.%s" % (text, server_name)
+
+
+def split(jobid: str) -> Tuple[int, Optional[str]]:
+    """(sequence number, array index text or None) of a canonical id."""
+    match = _ID.match(jobid)
+    if match is None:
+        return -1, None
+    index = match.group("index")
+    return int(match.group("seq")), (index[1:-1] if index else None)
+
+
+def make(seq: int, server_name: str, array: bool = False, index: Optional[int] = None) -> str:
+    if index is not None:
+        return "%d[%d].%s" % (seq, index, server_name)
+    return "%d%s.%s" % (seq, "[]" if array else "", server_name)
+
+
+def parent_of(jobid: str) -> Optional[str]:
+    """``12[3].vm`` -> ``12[].vm``; None for other ids."""
+    seq, index = split(jobid)
+    if index:
+        return "%d[].%s" % (seq, jobid.split(".", 1)[1])
+    return None

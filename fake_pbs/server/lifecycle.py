@@ -1,0 +1,346 @@
+"""The job state machine on the server: run, exec events, end (history) and requeue.
+
+Every function here is called with the model lock held and saves what it changes; the caller
+replies only afterwards.  Messages and comments are PBS's (req_runjob.c, req_jobobit.c,
+svr_jobfunc.c; golden transcripts b02, b04, b05b, c04c, i01c, k14*).
+"""
+import pwd
+import threading
+import time
+from typing import Any, Dict, List, Optional
+
+from fake_pbs.model import states as st
+from fake_pbs.server import hookpoints, nodes as vnodes
+from fake_pbs.server.app import ServerApp
+from fake_pbs.server.logs import DEBUG
+
+Job = Dict[str, Any]
+
+# Mom exit codes that put the job back in the queue (req_jobobit.c).
+REQUEUE_CODES = frozenset((-3, -4, -5, -6, -7, -15, -16, -18, -20, -22, -30))
+RERUN_IF_RERUNABLE = frozenset((-11, -14))
+WALLTIME_KILLED = -29
+MAX_FAILED_ATTEMPTS = 20
+SESSION_ID_AFTER = 2
+
+RESOURCES_USED_START = {
+    "resources_used.cpupercent": "0", "resources_used.cput": "00:00:00",
+    "resources_used.mem": "0kb", "resources_used.vmem": "0kb",
+    "resources_used.walltime": "00:00:00",
+}
+
+
+def set_state(job: Job, letter: str, substate: int) -> None:
+    job["job_state"] = letter
+    job["substate"] = str(substate)
+
+
+def touch(app: ServerApp, job: Job) -> None:
+    job["mtime"] = str(app.now())
+
+
+def save(app: ServerApp, job: Job) -> None:
+    app.state.save_job(job["_id"])
+
+
+def run_comment(now: int, exec_vnode: str) -> str:
+    return "Job run at %s on %s" % (time.strftime("%a %b %d at %H:%M", time.localtime(now)),
+                                    exec_vnode)
+
+
+def acct_base(job: Job) -> str:
+    """The leading fields shared by PBS's Q, S, E and R accounting records."""
+    parts = ["user=%s" % job.get("_user", ""), "group=%s" % job.get("_group", ""),
+             "project=%s" % job.get("project", "_pbs_project_default"),
+             "jobname=%s" % job.get("Job_Name", ""), "queue=%s" % job.get("queue", ""),
+             "ctime=%s" % job.get("ctime", "0"), "qtime=%s" % job.get("qtime", "0"),
+             "etime=%s" % job.get("etime", "0")]
+    return " ".join(parts)
+
+
+def resource_list_fields(job: Job) -> str:
+    names = sorted((n for n in job if n.startswith("Resource_List.")), key=str.lower)
+    return " ".join("%s=%s" % (n, job[n]) for n in names)
+
+
+def used_fields(job: Job) -> str:
+    names = sorted((n for n in job if n.startswith("resources_used.")), key=str.lower)
+    return " ".join("%s=%s" % (n, job[n]) for n in names)
+
+
+# -- running ----------------------------------------------------------------------------------
+def begin_run(app: ServerApp, job: Job, exec_vnode: str, exec_host: str,
+              hosts: Optional[List[Dict[str, Any]]], requestor: str) -> None:
+    """The scheduler (or qrun) chose vnodes: charge them, mark the job running, send it."""
+    now = app.now()
+    jobid = job["_id"]
+    computed = vnodes.assign(app.state.nodes, jobid, exec_vnode)
+    for name in {c[0] for c in vnodes.parse_exec_vnode(exec_vnode)}:
+        if name in app.state.nodes:
+            app.state.nodes[name]["last_used_time"] = str(now)
+            app.state.save_node(name)
+    job["exec_vnode"] = exec_vnode
+    job["exec_host"] = exec_host or computed
+    job["_hosts"] = hosts or hosts_from_vnode(exec_vnode)
+    job["stime"] = str(now)
+    job["jobdir"] = _home(int(job.get("_uid", 0)))
+    job.setdefault("etime", str(now))
+    job["run_count"] = str(int(job.get("run_count", "0")) + 1)
+    job["comment"] = run_comment(now, exec_vnode)
+    job["_last_seq"] = 0
+    job["_sent"] = False
+    for private in ("_exit", "_started", "_run_seconds", "_obit", "session_id"):
+        job.pop(private, None)
+    set_state(job, st.RUNNING, st.SUB_PRERUN)
+    touch(app, job)
+    parent = job.get("array_id")
+    if parent:
+        _parent_began(app, parent, now)
+    app.log.job(jobid, "Job Run at request of %s on exec_vnode %s" % (requestor, exec_vnode))
+    app.acct.record("S", jobid, "%s start=%s exec_host=%s exec_vnode=%s %s %s" % (
+        acct_base(job), now, job["exec_host"], exec_vnode, resource_list_fields(job),
+        assigned_fields(exec_vnode)))
+    save(app, job)
+    if app.execs is not None:
+        app.execs.start(jobid)
+
+
+def _home(uid: int) -> str:
+    try:
+        return pwd.getpwuid(uid).pw_dir
+    except KeyError:
+        return "/"
+
+
+def assigned_fields(exec_vnode: str) -> str:
+    totals: Dict[str, int] = {}
+    for _, values in vnodes.parse_exec_vnode(exec_vnode):
+        for key, value in values.items():
+            if value.isdigit():
+                totals[key] = totals.get(key, 0) + int(value)
+    return " ".join("resource_assigned.%s=%d" % kv for kv in sorted(totals.items())) + " "
+
+
+def hosts_from_vnode(exec_vnode: str) -> List[Dict[str, Any]]:
+    """Per-host chunk list for the mom's ``start`` message, merged by host in order."""
+    merged: Dict[str, Dict[str, Any]] = {}
+    for name, values in vnodes.parse_exec_vnode(exec_vnode):
+        entry = merged.setdefault(name, {"host": name, "ncpus": 0, "mpiprocs": 0, "ngpus": 0})
+        ncpus = int(values.get("ncpus", "0") or 0)
+        entry["ncpus"] += ncpus
+        entry["mpiprocs"] += int(values.get("mpiprocs", ncpus) or 0)
+        entry["ngpus"] += int(values.get("ngpus", "0") or 0)
+        if "mem" in values:
+            entry["mem"] = values["mem"]
+    return list(merged.values())
+
+
+def _parent_began(app: ServerApp, parent_id: str, now: int) -> None:
+    parent = app.state.jobs.get(parent_id)
+    if parent is None or parent.get("job_state") == st.BEGUN:
+        return
+    set_state(parent, st.BEGUN, st.SUB_BEGUN)
+    parent["stime"] = str(now)
+    parent["comment"] = "Job Array Began at %s" % time.strftime(
+        "%a %b %d at %H:%M", time.localtime(now))
+    touch(app, parent)
+    save(app, parent)
+
+
+# -- exec events ------------------------------------------------------------------------------
+def apply_event(app: ServerApp, event: Dict[str, Any]) -> bool:
+    """Turn one mom event into job state; returns True when the stream is complete."""
+    job = app.state.jobs.get(str(event.get("job")))
+    if job is None or str(event.get("run_count")) != job.get("run_count"):
+        return True  # a stale stream (the job was purged or ran again)
+    seq = int(event.get("seq", 0))
+    if seq and seq <= int(job.get("_last_seq", 0)):
+        return bool(event.get("ev") == "release" and event.get("final"))
+    job["_last_seq"] = seq
+    kind = event.get("ev")
+    if kind == "start":
+        _on_start(app, job, event)
+    elif kind == "exception":
+        app.log.job(job["_id"], "%s" % event.get("note", event.get("type", "exception")),
+                    DEBUG)
+        job["_exception"] = event.get("note", "")
+        save(app, job)
+    elif kind == "finish":
+        _on_finish(app, job, event)
+    elif kind == "release":
+        if event.get("final"):
+            complete(app, job)
+            return True
+        save(app, job)
+    return False
+
+
+def _on_start(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
+    if job.get("job_state") == st.RUNNING:
+        set_state(job, st.RUNNING, st.SUB_RUNNING)
+    job["_started"] = True
+    job["_session_id"] = str(event.get("session_id", 0))
+    job["session_id"] = job["_session_id"]
+    job.update(RESOURCES_USED_START)
+    job["resources_used.ncpus"] = job.get("Resource_List.ncpus", "1")
+    touch(app, job)
+    save(app, job)
+    pending = job.pop("_kill_on_start", None)
+    if pending and app.execs is not None:
+        # qdel arrived before the mom had the job: deliver the kill now, off this thread.
+        execs = app.execs
+        threading.Thread(target=_quiet_signal, args=(execs, job["_id"], pending),
+                         daemon=True).start()
+
+
+def _quiet_signal(execs: Any, jobid: str, signal: str) -> None:
+    try:
+        execs.signal(jobid, signal)
+    except Exception:
+        pass
+
+
+def _on_finish(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
+    status = int(event.get("status", 0))
+    job["_exit"] = status
+    job["_obit"] = app.now()
+    job["_run_seconds"] = app.now() - int(job.get("stime", app.now()))
+    used = event.get("resources_used") or {}
+    if not any(n.startswith("resources_used.") for n in job):
+        job.update(RESOURCES_USED_START)
+        job["resources_used.ncpus"] = job.get("Resource_List.ncpus", "1")
+    for key, value in used.items():
+        name = key if key.startswith("resources_used.") else "resources_used." + key
+        job[name] = str(value)
+    if job.get("job_state") in (st.RUNNING, st.SUSPENDED):
+        set_state(job, st.EXITING, st.SUB_EXITING)
+    touch(app, job)
+    save(app, job)
+
+
+def complete(app: ServerApp, job: Job) -> None:
+    """The final release arrived: free the vnodes and decide the job's outcome."""
+    jobid = job["_id"]
+    status = int(job.get("_exit", -3))
+    release_vnodes(app, job)
+    if app.execs is not None:
+        app.execs.discard(jobid, job.get("_hosts") or [])
+    rerunable = job.get("Rerunable", "True") == "True"
+    if job.pop("_rerun", None) and job.get("_deleted_by") is None:
+        status = -11  # JOB_EXEC_RERUN: qrerun or preemption by requeue (k04, k14b)
+        job["_exit"] = status
+        job["_force_requeue"] = True
+    if job.get("_deleted_by") is None and (
+            job.pop("_force_requeue", None) or status in REQUEUE_CODES
+            or (status in RERUN_IF_RERUNABLE and rerunable)):
+        job["Exit_status"] = str(status)
+        _account_end(app, job, "R", status)
+        requeue(app, job, failed_start=status in (-3, -16, -22, -30) and not job.get("_started"))
+        return
+    job["Exit_status"] = str(status)
+    hookpoints.current().jobobit(app, job)
+    _account_end(app, job, "E", status)
+    suffix = _comment_suffix(job, status)
+    if suffix and job.get("comment"):
+        job["comment"] = job["comment"] + " " + suffix
+    to_history(app, job, st.final_substate(status, job.get("_deleted_by") is not None),
+               ran=True)
+
+
+def _comment_suffix(job: Job, status: int) -> str:
+    deleted_by = job.get("_deleted_by")
+    if deleted_by is not None:
+        return "and terminated by %s" % deleted_by if deleted_by else "and terminated"
+    if status == WALLTIME_KILLED:
+        return "and exceeded resource walltime"
+    return "and finished" if status == 0 else "and failed"
+
+
+def _account_end(app: ServerApp, job: Job, kind: str, status: int) -> None:
+    app.acct.record(kind, job["_id"], "%s start=%s exec_host=%s exec_vnode=%s %s session=%s "
+                    "end=%s Exit_status=%d %s run_count=%s" % (
+                        acct_base(job), job.get("stime", "0"), job.get("exec_host", ""),
+                        job.get("exec_vnode", ""), resource_list_fields(job),
+                        job.get("_session_id", "0"), app.now(), status, used_fields(job),
+                        job.get("run_count", "0")))
+
+
+def release_vnodes(app: ServerApp, job: Job) -> None:
+    exec_vnode = job.get("exec_vnode")
+    if exec_vnode:
+        vnodes.release(app.state.nodes, job["_id"], exec_vnode)
+        for name in {c[0] for c in vnodes.parse_exec_vnode(exec_vnode)}:
+            if name in app.state.nodes:
+                app.state.nodes[name]["last_used_time"] = str(app.now())
+                app.state.save_node(name)
+    app.trigger_schedule()
+
+
+def requeue(app: ServerApp, job: Job, failed_start: bool = False) -> None:
+    """Back to Q (req_jobobit.c rerun paths); hold after too many failed starts."""
+    for name in ("exec_host", "exec_vnode", "session_id", "_session_id", "_sent", "_exit"):
+        job.pop(name, None)
+    if failed_start:
+        job["_failed_attempts"] = int(job.get("_failed_attempts", 0)) + 1
+    if int(job.get("_failed_attempts", 0)) > MAX_FAILED_ATTEMPTS:
+        job["Hold_Types"] = "s" if job.get("Hold_Types", "n") == "n" else (
+            job["Hold_Types"] + "s")
+        job["comment"] = "job held, too many failed attempts to run"
+        set_state(job, st.HELD, st.SUB_HELD)
+    else:
+        set_state(job, st.QUEUED, st.SUB_QUEUED)
+    touch(app, job)
+    save(app, job)
+    app.trigger_schedule()
+
+
+def to_history(app: ServerApp, job: Job, substate: int, ran: bool) -> None:
+    """The job is over: keep it as history (F, or X for a subjob) or purge it."""
+    now = app.now()
+    jobid = job["_id"]
+    if ran:
+        job["obittime"] = str(job.pop("_obit", now))
+        job["Stageout_status"] = "1"
+        # PBS learns the session id from the mom's first status update; a job that ended
+        # within a couple of seconds never shows one (b04, i01c) while longer ones do (c04c).
+        if int(job.get("_run_seconds", SESSION_ID_AFTER)) < SESSION_ID_AFTER:
+            job.pop("session_id", None)
+    job["history_timestamp"] = str(now)
+    set_state(job, st.EXPIRED if job.get("array_id") else st.FINISHED, substate)
+    touch(app, job)
+    if not app.history_enabled() and not job.get("array_id"):
+        del app.state.jobs[jobid]
+    save(app, job)
+    if "before" in job.get("depend", ""):
+        from fake_pbs.server import depend  # depend uses this module: import at call time
+        depend.job_ended(app, job)
+    parent = job.get("array_id")
+    if parent:
+        array_child_ended(app, parent)
+
+
+def array_child_ended(app: ServerApp, parent_id: str) -> None:
+    """When every subjob is over, the parent ends too (comment ``... and finished|failed``)."""
+    parent = app.state.jobs.get(parent_id)
+    if parent is None or parent.get("job_state") in st.HISTORY_STATES:
+        return
+    children = app.state.subjobs(parent_id)
+    if any(c.get("job_state") not in st.HISTORY_STATES for c in children):
+        save(app, parent)
+        return
+    failed = any(c.get("Exit_status", "0") not in ("0",) for c in children
+                 if "Exit_status" in c)
+    deleted = parent.get("_deleted_by") is not None
+    base = parent.get("comment") or "Job Array Began at %s" % time.strftime(
+        "%a %b %d at %H:%M", time.localtime(app.now()))
+    parent["comment"] = base + (" and terminated" if deleted else
+                                " and failed" if failed else " and finished")
+    parent["Exit_status"] = "1" if deleted else "0"
+    to_history(app, parent, st.SUB_TERMINATED if deleted else st.SUB_FINISHED, ran=False)
+    for child in children:
+        if app.history_enabled():
+            child["job_state"] = st.FINISHED
+            save(app, child)
+        else:
+            app.state.jobs.pop(child["_id"], None)
+            app.state.save_job(child["_id"])

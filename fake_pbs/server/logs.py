@@ -1,0 +1,84 @@
+"""Server, scheduler and accounting logs in PBS's formats (docs/internals.md §6).
+
+Daemon log line: ``MM/DD/YYYY HH:MM:SS;<event %04x>;<daemon>;<class>;<object>;<message>``.
+Accounting line: ``MM/DD/YYYY HH:MM:SS;<type>;<jobid>;<message>``.  One file per local day.
+"""
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Callable, Optional
+
+# PBSEVENT_* (log.h)
+ERROR = 0x0001
+SYSTEM = 0x0002
+ADMIN = 0x0004
+JOB = 0x0008
+JOB_USAGE = 0x0010
+SECURITY = 0x0020
+SCHED = 0x0040
+DEBUG = 0x0080
+DEBUG2 = 0x0100
+
+# PBS_EVENTCLASS_* names
+SVR = "Svr"
+QUE = "Que"
+JOBC = "Job"
+REQ = "Req"
+NODE = "Node"
+HOOK = "Hook"
+SCHEDC = "Sched"
+
+
+def _stamp(now: float) -> str:
+    return time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(now))
+
+
+def _day(now: float) -> str:
+    return time.strftime("%Y%m%d", time.localtime(now))
+
+
+class DaemonLog:
+    """Appends PBS-format lines to ``<directory>/YYYYMMDD``; ``mask`` filters event types."""
+
+    def __init__(self, directory: Path, daemon: str, clock: Callable[[], float] = time.time,
+                 mask: Callable[[], int] = lambda: 0x1FF) -> None:
+        self.directory = directory
+        self.daemon = daemon
+        self._clock = clock
+        self._mask = mask
+        self._lock = threading.Lock()
+        directory.mkdir(parents=True, exist_ok=True)
+
+    def write(self, event: int, cls: str, obj: str, message: str,
+              now: Optional[float] = None) -> None:
+        if not event & self._mask() & 0x7FFF:
+            return
+        when = self._clock() if now is None else now
+        line = "%s;%04x;%s;%s;%s;%s\n" % (_stamp(when), event & 0x7FFF, self.daemon, cls, obj,
+                                          message)
+        self._append(when, line)
+
+    def job(self, jobid: str, message: str, event: int = JOB) -> None:
+        self.write(event, JOBC, jobid, message)
+
+    def server(self, message: str, event: int = SYSTEM, obj: str = "") -> None:
+        self.write(event, SVR, obj or self.daemon, message)
+
+    def _append(self, when: float, line: str) -> None:
+        path = self.directory / _day(when)
+        data = line.encode("utf-8", "surrogateescape")
+        with self._lock:
+            fd = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            try:
+                os.write(fd, data)
+            finally:
+                os.close(fd)
+
+
+class AccountingLog(DaemonLog):
+    """``server_priv/accounting/YYYYMMDD``: ``Q`` queued, ``S`` start, ``E`` end, ``D`` delete..."""
+
+    def record(self, kind: str, jobid: str, message: str) -> None:
+        when = self._clock()
+        self._append(when, "%s;%s;%s;%s\n" % (_stamp(when), kind, jobid, message))

@@ -1,0 +1,92 @@
+"""The server's durable state: one SQLite database (WAL) under ``server_priv/``.
+
+Every acknowledged change is committed before the reply leaves the server, so a ``kill -9`` at any
+moment loses no accepted job.  Records are JSON documents: a job is its attribute dict (private
+fields included); other objects (server, sched, queues, nodes, hooks, resources) are attribute
+dicts keyed by ``(kind, name)``.
+"""
+import json
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any, Dict, Iterator, Optional, Tuple
+
+Record = Dict[str, Any]
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS jobs (id TEXT PRIMARY KEY, seq INTEGER NOT NULL, data TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS objects (kind TEXT NOT NULL, name TEXT NOT NULL, data TEXT NOT NULL,
+                                    PRIMARY KEY (kind, name));
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+class Store:
+    """Write-through persistence; callers serialize access with the server's model lock."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        # NORMAL survives any process crash; only a power loss could drop the last commits.
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+        self._guard = threading.Lock()
+
+    def close(self) -> None:
+        with self._guard:
+            self._db.close()
+
+    # -- jobs ---------------------------------------------------------------------------------
+    def put_job(self, jobid: str, seq: int, record: Record) -> None:
+        data = json.dumps(record, ensure_ascii=True, separators=(",", ":"))
+        with self._guard:
+            self._db.execute("INSERT OR REPLACE INTO jobs (id, seq, data) VALUES (?, ?, ?)",
+                             (jobid, seq, data))
+
+    def delete_job(self, jobid: str) -> None:
+        with self._guard:
+            self._db.execute("DELETE FROM jobs WHERE id = ?", (jobid,))
+
+    def jobs(self) -> Iterator[Tuple[str, Record]]:
+        with self._guard:
+            rows = self._db.execute("SELECT id, data FROM jobs ORDER BY seq, id").fetchall()
+        for jobid, data in rows:
+            yield jobid, json.loads(data)
+
+    # -- other objects ------------------------------------------------------------------------
+    def put_object(self, kind: str, name: str, record: Record) -> None:
+        data = json.dumps(record, ensure_ascii=True, separators=(",", ":"))
+        with self._guard:
+            self._db.execute("INSERT OR REPLACE INTO objects (kind, name, data) VALUES (?, ?, ?)",
+                             (kind, name, data))
+
+    def delete_object(self, kind: str, name: str) -> None:
+        with self._guard:
+            self._db.execute("DELETE FROM objects WHERE kind = ? AND name = ?", (kind, name))
+
+    def objects(self) -> Iterator[Tuple[str, str, Record]]:
+        with self._guard:
+            rows = self._db.execute(
+                "SELECT kind, name, data FROM objects ORDER BY rowid").fetchall()
+        for kind, name, data in rows:
+            yield kind, name, json.loads(data)
+
+    # -- counters and flags -------------------------------------------------------------------
+    def get_meta(self, key: str) -> Optional[str]:
+        with self._guard:
+            row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def put_meta(self, key: str, value: str) -> None:
+        with self._guard:
+            self._db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    def clear(self) -> None:
+        """Forget every job and object (the test harness's reset)."""
+        with self._guard:
+            self._db.execute("BEGIN")
+            self._db.execute("DELETE FROM jobs")
+            self._db.execute("DELETE FROM objects")
+            self._db.execute("DELETE FROM meta")
+            self._db.execute("COMMIT")
