@@ -9,7 +9,7 @@ with the methods each can take. Jobs that share a queue/select/place fail the sa
 cycle, so the cost of a cycle with thousands of queued jobs grows with the jobs that can actually
 run.
 """
-from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
 
 from fake_pbs.model.errors import PbsError
 from fake_pbs.model.nodes import CONSUMABLES, VNode, build_vnodes, parse_exec_host, \
@@ -155,6 +155,9 @@ class _Cycle:
         self.vnodes = build_vnodes(nodes, jobs)
         self.result = CycleResult([], {}, [])
         self.failed: Dict[Tuple[str, str, str], Failure] = {}
+        self.running: Optional[List[Attrs]] = None
+        self.victimised: Set[str] = set()
+        self.lowest = min((self.policy.level(queue) for queue in queues.values()), default=0)
 
     def order(self) -> List[Attrs]:
         """Preemption priority, then queue Priority, then submission (qtime, then input order)."""
@@ -175,14 +178,18 @@ class _Cycle:
 
     def run(self) -> CycleResult:
         for job in self.order():
+            key = (job.get("queue", ""), job.get("Resource_List.select", ""),
+                   job.get("Resource_List.place", ""))
+            known = self.failed.get(key)
+            if known is not None:
+                # Same queue and request as a job that already failed this cycle: resources only
+                # shrink during a cycle, so it fails the same way (PBS's equivalence classes).
+                self.comment(job, known.comment)
+                continue
             request = _request(job)
             if request is None:
                 continue
-            key = (job.get("queue", ""), job.get("Resource_List.select", ""),
-                   job.get("Resource_List.place", ""))
-            outcome: Union[Placement, Failure]
-            outcome = self.failed[key] if key in self.failed else \
-                place_job(request.chunks, request.place, self.vnodes)
+            outcome = place_job(request.chunks, request.place, self.vnodes)
             if isinstance(outcome, Placement):
                 exec_vnode, exec_host, hosts = commit(outcome, request.place, self.vnodes)
                 self.result.runs.append(Run(job["id"], exec_vnode, exec_host, hosts))
@@ -195,10 +202,13 @@ class _Cycle:
 
     def victims_for(self, level: int) -> List[Attrs]:
         """Running jobs of lower preemption priority with a usable method, newest first."""
+        if self.running is None:
+            self.running = [job for job in self.jobs
+                            if job.get("job_state") == "R" and job.get("exec_vnode") and
+                            not (job.get("_preempt_pending") or job.get("preempt_pending"))]
         found = []
-        for job in self.jobs:
-            if job.get("job_state") != "R" or not job.get("exec_vnode") or \
-                    job.get("_preempt_pending") or job.get("preempt_pending"):
+        for job in self.running:
+            if job["id"] in self.victimised:
                 continue
             queue = self.queues.get(job.get("queue", ""), {})
             if self.policy.level(queue) >= level:
@@ -216,8 +226,10 @@ class _Cycle:
     def try_preempt(self, job: Attrs, request: _Request) -> bool:
         if not self.policy.enabled:
             return False
-        queue = self.queues.get(job.get("queue", ""), {})
-        candidates = self.victims_for(self.policy.level(queue))
+        level = self.policy.level(self.queues.get(job.get("queue", ""), {}))
+        if level <= self.lowest:
+            return False
+        candidates = self.victims_for(level)
         chosen: List[Attrs] = []
         placed: Optional[Placement] = None
         for victim in candidates:
@@ -243,6 +255,7 @@ class _Cycle:
         exec_vnode, exec_host, hosts = commit(placed, request.place, self.vnodes)
         run = Run(job["id"], exec_vnode, exec_host, hosts)
         victims = [(victim["id"], self.methods(victim)) for victim in chosen]
+        self.victimised.update(victim["id"] for victim in chosen)
         self.result.preempt.append(Preemption(run, victims))
         return True
 
