@@ -33,11 +33,12 @@ _CHECKS: List[Tuple[str, str, Callable[[str], str]]] = [
 class VerifyError(Exception):
     """A value PBS's ECL refuses: ``message`` for stderr, ``code`` for the exit, ``usage``."""
 
-    def __init__(self, message: str, code: int, usage: bool) -> None:
+    def __init__(self, message: str, code: int, usage: bool, resource: bool = False) -> None:
         super().__init__(message)
         self.message = message
         self.code = code
         self.usage = usage
+        self.resource = resource
 
 
 def prepare_path(value: str, host: str, cwd: str) -> str:
@@ -66,22 +67,25 @@ def submit_host() -> str:
     return socket.gethostname().split(".")[0]
 
 
-def verify(attrs: Dict[str, str], reslist: Dict[str, str], host: str, cwd: str) -> None:
-    """Check and normalize ``attrs`` and ``reslist`` in place; raise :class:`VerifyError`."""
+def verify(attrs: Dict[str, str], reslist: Dict[str, str], host: str, cwd: str,
+           cmd: str = "qsub") -> None:
+    """Check and normalize ``attrs`` and ``reslist`` in place; raise :class:`VerifyError`.
+
+    ``cmd`` prefixes the messages (qalter shares these checks)."""
     for name, letter, check in _CHECKS:
         if name in attrs:
             try:
                 attrs[name] = check(attrs[name])
             except PbsError as err:
                 if err.code == PBSE_JOBNBIG:
-                    raise VerifyError("qsub: Job %s " % err.text, 2, False) from None
-                raise VerifyError("qsub: illegal -%s value" % letter, 2, True) from None
+                    raise VerifyError("%s: Job %s " % (cmd, err.text), 2, False) from None
+                raise VerifyError("%s: illegal -%s value" % (cmd, letter), 2, True) from None
     for name, letter in (("Output_Path", "o"), ("Error_Path", "e")):
         if name in attrs:
             try:
                 attrs[name] = prepare_path(attrs[name], host, cwd)
             except PbsError:
-                raise VerifyError("qsub: illegal -%s value" % letter, 2, True) from None
+                raise VerifyError("%s: illegal -%s value" % (cmd, letter), 2, True) from None
     for res, value in reslist.items():
         defn = resources.lookup(res)
         if defn is None:
@@ -89,5 +93,5 @@ def verify(attrs: Dict[str, str], reslist: Dict[str, str], host: str, cwd: str) 
         try:
             reslist[res] = ecl.verify_resource(defn, value)
         except PbsError:
-            raise VerifyError("qsub: %s Resource_List.%s" % (
-                "Illegal attribute or resource value", res), PBSE_BADATVAL % 256, False) from None
+            raise VerifyError("%s: Illegal attribute or resource value Resource_List.%s" % (
+                cmd, res), PBSE_BADATVAL % 256, False, True) from None
