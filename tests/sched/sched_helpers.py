@@ -8,10 +8,10 @@ Attrs = Dict[str, str]
 
 
 def node(ncpus: int = 2, mem: str = "16gb", ngpus: int = 0, state: str = "free",
-         **extra: str) -> Attrs:
+         extra: Optional[Attrs] = None) -> Attrs:
     attrs = {"resources_available.ncpus": str(ncpus), "resources_available.mem": mem,
              "resources_available.ngpus": str(ngpus), "state": state}
-    attrs.update(extra)
+    attrs.update(extra or {})
     return attrs
 
 
@@ -28,14 +28,19 @@ def job(seq: int, state: str = "Q", queue_name: str = "workq", qtime: Optional[i
     attrs = {"id": "%d.vm" % seq, "job_state": state, "queue": queue_name,
              "qtime": str(1000 + seq if qtime is None else qtime), "Rerunable": "True",
              "Checkpoint": "u"}
-    attrs.update(derive_resources({"Resource_List." + key: value
-                                   for key, value in resources.items()}))
+    attrs.update(resource_list(resources))
     return attrs
 
 
+def resource_list(resources: Dict[str, str]) -> Attrs:
+    return derive_resources({"Resource_List." + key: value for key, value in resources.items()})
+
+
 def running(seq: int, exec_vnode: str, exec_host: str, stime: int = 0, **resources: str) -> Attrs:
-    attrs = job(seq, state="R", **resources)
-    attrs.update({"exec_vnode": exec_vnode, "exec_host": exec_host, "stime": str(stime)})
+    attrs = job(seq)
+    attrs.update(resource_list(resources))
+    attrs.update({"job_state": "R", "exec_vnode": exec_vnode, "exec_host": exec_host,
+                  "stime": str(stime)})
     return attrs
 
 

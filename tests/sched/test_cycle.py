@@ -75,14 +75,14 @@ def test_array_parent_is_not_run() -> None:
 
 def test_resources_assigned_from_the_server_win() -> None:
     """The server's resources_assigned is the truth for what is in use on a vnode."""
-    full = node(2, **{"resources_assigned.ncpus": "2"})
+    full = node(2, extra={"resources_assigned.ncpus": "2"})
     result = cycle({"vm": full}, [job(1)])
     assert result.comments == {"1.vm": "Not Running: Not enough free nodes available"}
 
 
 def test_assigned_memory_in_bytes() -> None:
     """resources_assigned.mem may come in bytes (``...b``); it still counts."""
-    used = node(4, mem="2gb", **{"resources_assigned.mem": "%db" % (2 << 30)})
+    used = node(4, mem="2gb", extra={"resources_assigned.mem": "%db" % (2 << 30)})
     result = cycle({"vm": used}, [job(1, select="1:ncpus=1:mem=1gb")])
     assert result.comments == {
         "1.vm": "Not Running: Insufficient amount of resource: mem (R: 1gb A: 0kb T: 2gb)"}

@@ -62,7 +62,7 @@ def test_multi_chunk_mixed_sizes() -> None:
 def test_slot_index_follows_running_jobs() -> None:
     """Extra k08l: with 389.vm on vm/0 the next one-cpu job gets exec_host vm/1."""
     jobs = [running(389, "(vm:ncpus=1)", "vm/0"), job(390)]
-    [run] = cycle({"vm": node(2, **{"resources_assigned.ncpus": "1"})}, jobs).runs
+    [run] = cycle({"vm": node(2, extra={"resources_assigned.ncpus": "1"})}, jobs).runs
     assert run.exec_host == "vm/1"
 
 
