@@ -176,8 +176,8 @@ def _alt_records() -> List[Dict[str, Any]]:
     ("k08b_qstat_n", alttable.AltOptions(nodes=True)),
     ("k08c_qstat_1_n", alttable.AltOptions(nodes=True, one_line=True)),
     ("k08k_qstat_s_1", alttable.AltOptions(comment=True, one_line=True)),
-    ("k08l_qstat_n_1_s_w", alttable.AltOptions(wide=True, nodes=True, comment=True,
-                                                one_line=True)),
+    ("k08l_qstat_n_1_s_w",
+     alttable.AltOptions(wide=True, nodes=True, comment=True, one_line=True)),
     ("k08m_qstat_a_w", alttable.AltOptions(wide=True)),
 ])
 def test_alternate_display(name: str, opts: alttable.AltOptions) -> None:
