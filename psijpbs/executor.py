@@ -10,12 +10,13 @@ from pathlib import Path
 from threading import Lock
 from typing import IO, Collection, Dict, List, Optional, Set
 
+from packaging.version import Version
 from psij import Job, JobExecutorConfig, JobState, JobStatus, SubmitException
 from psij.executors.batch.batch_scheduler_executor import BatchSchedulerExecutor, \
     InvalidJobStateError
 from psij.executors.batch.script_generator import TemplatedScriptGenerator
 
-from psijpbs import commands
+from psijpbs import __version__, commands
 from psijpbs.config import PBSProExecutorConfig
 from psijpbs.poller import PBSProPoller
 from psijpbs.qstat_output import QstatResult, parse_qstat
@@ -52,6 +53,11 @@ class PBSProJobExecutor(BatchSchedulerExecutor):
     preemption is FAILED with a message saying so. One unknown or broken job never affects the
     others, and a job missing from qstat's output is not assumed to have completed.
     """
+
+    # Set by JobExecutor.get_instance(); defaults so that the class can also be instantiated
+    # directly (psij loads its own copy of this module, so the two never interfere).
+    _NAME_ = 'pbspro'
+    _VERSION_ = Version(__version__)
 
     def __init__(self, url: Optional[str] = None,
                  config: Optional[JobExecutorConfig] = None) -> None:

@@ -1,0 +1,23 @@
+"""Helpers for the executor's unit tests: transcripts captured from a real OpenPBS 23.06.06
+(copied from the project's fidelity set into tests/data/qstat)."""
+import json
+from pathlib import Path
+from typing import Dict, Union
+
+DATA = Path(__file__).parent.parent / 'data' / 'qstat'
+
+
+def transcript(name: str) -> Dict[str, Union[str, int]]:
+    """One captured command (``command``, ``stdout``, ``stderr``, ``exit_code``) by file prefix."""
+    matches = sorted(DATA.glob(name + '*.json'))
+    assert len(matches) == 1, 'expected one transcript for %r, found %s' % (name, matches)
+    data: Dict[str, Union[str, int]] = json.loads(matches[0].read_text())
+    return data
+
+
+def merged_output(case: Dict[str, Union[str, int]]) -> str:
+    """stdout and stderr as PSI/J's ``_run_command`` merges them on failure."""
+    out, err = str(case['stdout']), str(case['stderr'])
+    if out and err:
+        return out + '\n' + err
+    return out or err
