@@ -188,8 +188,8 @@ def test_finished_without_x_and_history_disabled_lines() -> None:
     result = parse_qstat(35, str(finished['stderr']))
     assert result.finished == {'0.vm'}
     header = '{\n    "timestamp":1,\n    "pbs_version":"23.06.06",\n    "pbs_server":"vm"\n}'
-    result = parse_qstat(0, header + '\nqstat: PBS is not configured to maintain job history '
-                                      '12.vm\n')
+    line = 'qstat: PBS is not configured to maintain job history 12.vm\n'
+    result = parse_qstat(0, header + '\n' + line)
     assert result.history_disabled
 
 
