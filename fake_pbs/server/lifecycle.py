@@ -147,6 +147,26 @@ def _parent_began(app: ServerApp, parent_id: str, now: int) -> None:
     save(app, parent)
 
 
+def suspend(app: ServerApp, job: Job, suspend: bool) -> None:
+    """After the mom suspended (resumed) the job: PBS frees a suspended job's CPUs for other
+    jobs and charges them again on resume (k03; accounting ``z``/``r``)."""
+    exec_vnode = job.get("exec_vnode", "")
+    if suspend:
+        vnodes.release(app.state.nodes, job["_id"], exec_vnode)
+        set_state(job, st.SUSPENDED, st.SUB_SUSPEND)
+        app.acct.record("z", job["_id"], used_fields(job))
+    else:
+        vnodes.assign(app.state.nodes, job["_id"], exec_vnode)
+        set_state(job, st.RUNNING, st.SUB_RUNNING)
+        app.acct.record("r", job["_id"], "")
+    for name in {c[0] for c in vnodes.parse_exec_vnode(exec_vnode)}:
+        app.state.save_node(name)
+    touch(app, job)
+    save(app, job)
+    if suspend:
+        app.trigger_schedule()
+
+
 # -- exec events ------------------------------------------------------------------------------
 def apply_event(app: ServerApp, event: Dict[str, Any]) -> bool:
     """Turn one mom event into job state; returns True when the stream is complete."""

@@ -102,6 +102,8 @@ class Scheduler(SchedulerLike):
                 self.apply_run(run.jobid, run.exec_vnode, run.exec_host,
                                list(getattr(run, "hosts", []) or []),
                                "Scheduler@%s" % app.host)
+            for plan in getattr(result, "preempt", None) or []:
+                self.preempt(plan)
             for jobid, comment in result.comments.items():
                 target = state.jobs.get(jobid)
                 if target is not None and target.get("comment") != comment and \
@@ -122,6 +124,58 @@ class Scheduler(SchedulerLike):
             self.app.state.save_job(jobid)
             raise
         lifecycle.begin_run(self.app, job, exec_vnode, exec_host, hosts, requestor)
+
+    # -- preemption ---------------------------------------------------------------------------
+    def preempt(self, plan: Any) -> None:
+        """Move each victim out of the way by the first method that applies (S, C, R, D);
+        the high-priority job starts now when every victim is already gone (suspension),
+        else at the next cycle, once requeue or deletion has really freed its vnodes."""
+        immediate = True
+        for victim_id, methods in plan.victims:
+            victim = self.app.state.jobs.get(victim_id)
+            if victim is None or victim.get("job_state") != st.RUNNING:
+                continue
+            method = self._preempt_one(victim, list(methods))
+            immediate = immediate and method == "S"
+            if method is None:
+                self.app.log.job(victim_id, "Job failed to be preempted", 0x0080)
+                return
+        if immediate:
+            run = plan.run
+            try:
+                self.apply_run(run.jobid, run.exec_vnode, run.exec_host,
+                               list(run.hosts or []), "Scheduler@%s" % self.app.host)
+            except PbsError:
+                pass
+        else:
+            self.trigger()
+
+    def _preempt_one(self, victim: Dict[str, Any], methods: List[str]) -> Any:
+        app = self.app
+        words = {"S": "suspension", "C": "checkpointing", "R": "requeueing", "D": "deletion"}
+        for method in methods:
+            try:
+                if method == "S" and app.execs is not None:
+                    app.execs.signal(victim["_id"], "suspend")
+                    lifecycle.suspend(app, victim, True)
+                elif method == "R" and victim.get("Rerunable", "True") == "True":
+                    victim["_rerun"] = True
+                    lifecycle.save(app, victim)
+                    if app.execs is not None:
+                        app.execs.signal(victim["_id"], "SIGKILL")
+                elif method == "D":
+                    victim["_deleted_by"] = ""
+                    lifecycle.save(app, victim)
+                    if app.execs is not None:
+                        app.execs.signal(victim["_id"], "SIGKILL")
+                else:
+                    continue
+            except PbsError:
+                continue
+            app.sched_log.write(0x0040, "Job", victim["_id"],
+                                "Job preempted by %s" % words[method])
+            return method
+        return None
 
     # -- housekeeping -------------------------------------------------------------------------
     def _housekeeping(self) -> None:

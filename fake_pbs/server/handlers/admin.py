@@ -1,5 +1,6 @@
 """``ping``, ``shutdown``, ``reset`` (test harness), ``schedule`` and ``preempt``."""
 import os
+import time
 from typing import Any, Dict, List
 
 from fake_pbs.model import states as st
@@ -7,6 +8,8 @@ from fake_pbs.model.errors import PbsError
 from fake_pbs.server import lifecycle
 from fake_pbs.server.handlers.common import require_manager
 from fake_pbs.server.handlers.registry import Context, handler
+
+_RESET_WAIT = 15.0
 
 
 @handler("ping")
@@ -22,23 +25,50 @@ def shutdown(ctx: Context, request: Dict[str, Any]) -> None:
     return None
 
 
-@handler("reset")
+@handler("reset", locked=False)
 def reset(ctx: Context, request: Dict[str, Any]) -> None:
     """Forget all jobs and configuration (fake-only, for ``fake_pbs.testing``'s per-test reset).
 
-    Running jobs are killed on their moms first; job ids start again from 0.
+    Running jobs are killed and their ends awaited (bounded), then every mom forgets its jobs, so
+    that job ids can start again from 0 without meeting an old job of the same id.
     """
     require_manager(ctx)
     app = ctx.app
-    for job in app.state.iter_jobs():
-        if job.get("job_state") in st.ACTIVE_STATES and app.execs is not None:
+    with app.state.lock:
+        hosts = list(app.state.nodes)
+        for job in app.state.iter_jobs():
+            if job.get("job_state") in st.ACTIVE_STATES and app.execs is not None:
+                job["_deleted_by"] = ctx.caller.name
+                try:
+                    app.execs.signal(job["_id"], "SIGKILL")
+                except PbsError:
+                    job["_exit"] = 265
+                    lifecycle.complete(app, job)
+    deadline = time.monotonic() + _RESET_WAIT
+    while time.monotonic() < deadline:
+        with app.state.lock:
+            if not any(j.get("job_state") in st.ACTIVE_STATES for j in app.state.jobs.values()):
+                break
+        time.sleep(0.05)
+    with app.state.lock:
+        app.state.reset()
+        app.install_defaults()
+        if app.execs is not None:
+            _forget_on_moms(app.execs, hosts)
+    return None
+
+
+def _forget_on_moms(execs: Any, hosts: List[str]) -> None:
+    for host in hosts:
+        try:
+            listing = execs.request(host, "status")
+        except PbsError:
+            continue
+        for entry in listing.get("jobs", []):
             try:
-                app.execs.signal(job["_id"], "SIGKILL")
+                execs.request(host, "discard", job=entry["id"])
             except PbsError:
                 pass
-    app.state.reset()
-    app.install_defaults()
-    return None
 
 
 @handler("schedule")

@@ -11,7 +11,7 @@ from typing import Any, Dict, Optional
 from fake_pbs.model import states as st
 from fake_pbs.model.errors import (PBSE_BADSTATE, PBSE_NORERUN, PBSE_PERM, PBSE_RESCUNAV,
                                    PBSE_UNKSIG, PbsError)
-from fake_pbs.server import lifecycle, nodes as vnodes
+from fake_pbs.server import lifecycle
 from fake_pbs.server.handlers.common import find_job, require_manager, require_owner
 from fake_pbs.server.handlers.registry import Context, handler
 
@@ -55,28 +55,8 @@ def sigjob(ctx: Context, request: Dict[str, Any]) -> None:
         raise PbsError(PBSE_BADSTATE)
     app.execs.signal(job["_id"], sig)
     if sig in _ADMIN_SIGNALS:
-        _suspend_or_resume(ctx, job, sig.endswith("suspend"))
+        lifecycle.suspend(app, job, sig.endswith("suspend"))
     return None
-
-
-def _suspend_or_resume(ctx: Context, job: Job, suspend: bool) -> None:
-    """PBS frees a suspended job's CPUs for other jobs and charges them again on resume."""
-    app = ctx.app
-    exec_vnode = job.get("exec_vnode", "")
-    if suspend:
-        vnodes.release(app.state.nodes, job["_id"], exec_vnode)
-        lifecycle.set_state(job, st.SUSPENDED, st.SUB_SUSPEND)
-        app.acct.record("z", job["_id"], lifecycle.used_fields(job))
-    else:
-        vnodes.assign(app.state.nodes, job["_id"], exec_vnode)
-        lifecycle.set_state(job, st.RUNNING, st.SUB_RUNNING)
-        app.acct.record("r", job["_id"], "")
-    for name in {c[0] for c in vnodes.parse_exec_vnode(exec_vnode)}:
-        app.state.save_node(name)
-    lifecycle.touch(app, job)
-    lifecycle.save(app, job)
-    if suspend:
-        app.trigger_schedule()
 
 
 @handler("rerunjob")
