@@ -1,0 +1,178 @@
+"""End to end: real jobs submitted through PSI/J's ``pbspro`` executor to the fake PBS cluster
+(``fake_pbs/bin`` first on PATH, as users do). Each test names the PBS/PSI/J behaviour it pins.
+"""
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Iterator, List, Optional
+
+import pytest
+from psij import Job, JobAttributes, JobExecutor, JobSpec, JobState, ResourceSpecV1
+
+from psijpbs.config import PBSProExecutorConfig
+
+_ROOT = Path(__file__).resolve().parents[2]
+if not (_ROOT / 'fake_pbs' / 'control.py').exists():  # pragma: no cover
+    pytest.skip('fake_pbs/control.py does not exist yet: no fake cluster to run jobs on',
+                allow_module_level=True)
+
+# The fake cluster plugin's fixtures (one cluster per session, reset per test, PATH set).
+from fake_pbs.testing import FakeCluster, fake_cluster, fake_pbs  # noqa: E402,F401
+
+WAIT = timedelta(seconds=60)
+
+
+@pytest.fixture
+def executor(execparams: object, fake_pbs: FakeCluster,  # noqa: F811
+             tmp_path: Path) -> Iterator[JobExecutor]:
+    """A pbspro executor (through psij's registry) with its work dir in tmp, polling fast."""
+    config = PBSProExecutorConfig(work_directory=tmp_path / 'psij-work',
+                                  queue_polling_interval=2, min_queue_polling_interval=0.2,
+                                  initial_queue_polling_delay=0.2)
+    ex = JobExecutor.get_instance(getattr(execparams, 'executor'),
+                                  url=getattr(execparams, 'url'), config=config)
+    yield ex
+
+
+def _spec(execparams: object, executable: str, arguments: Optional[List[str]] = None,
+          **kwargs: Any) -> JobSpec:
+    spec = JobSpec(executable, arguments, **kwargs)
+    launcher = getattr(execparams, 'launcher')
+    if launcher:
+        spec.launcher = launcher
+    return spec
+
+
+def _run(ex: JobExecutor, spec: JobSpec) -> Job:
+    job = Job(spec)
+    ex.submit(job)
+    status = job.wait(timeout=WAIT)
+    assert status is not None, 'job %s did not finish in %s' % (job.native_id, WAIT)
+    return job
+
+
+def _aux_files(ex: JobExecutor) -> List[str]:
+    return sorted(p.name for p in Path(getattr(ex, 'work_directory')).glob('*')
+                  if p.suffix in ('.ec', '.out', '.job'))
+
+
+def test_simple_job_completes_and_leaves_no_files(execparams: object,
+                                                  executor: JobExecutor) -> None:
+    """psij test_simple_job: /bin/date -> COMPLETED, exit code 0; unlike psij's base class the
+    .out of a COMPLETED job is removed too."""
+    job = _run(executor, _spec(execparams, '/bin/date'))
+    assert job.status.state == JobState.COMPLETED, job.status
+    assert job.status.exit_code == 0
+    assert _aux_files(executor) == []
+
+
+def test_failing_job_reports_exit_code(execparams: object, executor: JobExecutor) -> None:
+    """psij test_failing_job: a non-zero exit -> FAILED with that exit code (from .ec)."""
+    job = _run(executor, _spec(execparams, '/bin/bash', ['-c', 'exit 3']))
+    assert job.status.state == JobState.FAILED, job.status
+    assert job.status.exit_code == 3
+
+
+def test_cancel_running_job(execparams: object, executor: JobExecutor) -> None:
+    """psij test_cancel: qdel of a running job (Exit_status 271 on PBS) -> CANCELED; a second
+    cancel of the ended job is a no-op."""
+    job = Job(_spec(execparams, '/bin/sleep', ['60']))
+    executor.submit(job)
+    job.wait(target_states=[JobState.ACTIVE], timeout=WAIT)
+    assert job.status.state == JobState.ACTIVE, job.status
+    job.cancel()
+    status = job.wait(timeout=WAIT)
+    assert status is not None and status.state == JobState.CANCELED, job.status
+    job.cancel()
+    assert _aux_files(executor) == []
+
+
+def test_env_vars_and_redirects(execparams: object, executor: JobExecutor,
+                                tmp_path: Path) -> None:
+    """psij test_env_var/test_simple_job_redirect/test_stderr_redirect: the spec's variables
+    reach the job; stdout and stderr go to the requested files."""
+    out, err = tmp_path / 'out.txt', tmp_path / 'err.txt'
+    spec = _spec(execparams, '/bin/bash', ['-c', 'echo -n "$TEST_VAR$TEST_INT"; echo -n e >&2'],
+                 environment={'TEST_VAR': '_y _', 'TEST_INT': 1}, stdout_path=out,
+                 stderr_path=err)
+    job = _run(executor, spec)
+    assert job.status.state == JobState.COMPLETED, job.status
+    assert out.read_text() == '_y _1'
+    assert err.read_text() == 'e'
+
+
+def test_clean_environment(execparams: object, executor: JobExecutor, tmp_path: Path,
+                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """inherit_environment=False: the submitter's variables do not reach the job, the spec's
+    do."""
+    monkeypatch.setenv('PSIJPBS_SUBMITTER_ONLY', 'leak')
+    out = tmp_path / 'out.txt'
+    spec = _spec(execparams, '/bin/bash',
+                 ['-c', 'echo "[${PSIJPBS_SUBMITTER_ONLY:-}] [$MINE]"'],
+                 environment={'MINE': 'x'}, inherit_environment=False, stdout_path=out)
+    job = _run(executor, spec)
+    assert job.status.state == JobState.COMPLETED, job.status
+    assert out.read_text() == '[] [x]\n'
+
+
+def test_directory(execparams: object, executor: JobExecutor, tmp_path: Path) -> None:
+    """spec.directory (with a space) is the job's working directory; a missing one fails the
+    job with a message saying so."""
+    workdir = tmp_path / 'dir with space'
+    workdir.mkdir()
+    out = tmp_path / 'pwd.txt'
+    job = _run(executor, _spec(execparams, '/bin/pwd', directory=workdir, stdout_path=out))
+    assert job.status.state == JobState.COMPLETED, job.status
+    assert out.read_text().strip() == str(workdir)
+    job = _run(executor, _spec(execparams, '/bin/pwd', directory=tmp_path / 'missing'))
+    assert job.status.state == JobState.FAILED, job.status
+    assert job.status.message is not None and 'missing' in job.status.message
+
+
+def test_multi_node_select(execparams: object, executor: JobExecutor, tmp_path: Path) -> None:
+    """user_guide test_resourcespec: node_count=2, processes_per_node=2 renders
+    select=2:ncpus=2:mpiprocs=2 with place=scatter; PBS accepts and runs it, and
+    $PSIJ_NODEFILE has one line per process."""
+    out = tmp_path / 'nodes.txt'
+    spec = _spec(execparams, '/bin/bash', ['-c', 'wc -l < "$PSIJ_NODEFILE"'], stdout_path=out,
+                 resources=ResourceSpecV1(node_count=2, processes_per_node=2),
+                 attributes=JobAttributes(duration=timedelta(seconds=3700.5)))
+    if spec.launcher not in (None, 'single'):
+        pytest.skip('the line count is printed once only with the single launcher')
+    job = _run(executor, spec)
+    assert job.status.state == JobState.COMPLETED, job.status
+    assert out.read_text().strip() == '4'
+
+
+def test_list_right_after_submit(execparams: object, executor: JobExecutor) -> None:
+    """psij test_list: the job is listed as soon as qsub returned (qselect -u <user>)."""
+    job = Job(_spec(execparams, '/bin/sleep', ['2']))
+    executor.submit(job)
+    assert job.native_id in executor.list()
+    job.wait(timeout=WAIT)
+    assert job.status.state == JobState.COMPLETED, job.status
+
+
+def test_attach_unknown_id_fails(execparams: object, executor: JobExecutor,
+                                 fake_pbs: FakeCluster) -> None:  # noqa: F811
+    """attach to an id PBS never had (qstat: Unknown Job Id, rc 153) -> FAILED, not
+    COMPLETED."""
+    job = Job()
+    executor.attach(job, '99999.' + fake_pbs.server_name)
+    status = job.wait(timeout=WAIT)
+    assert status is not None and status.state == JobState.FAILED, job.status
+    assert status.message is not None and 'no longer knows' in status.message
+
+
+def test_attach_to_submitted_job(execparams: object, executor: JobExecutor) -> None:
+    """psij test_attach2: a second executor instance attached to a running job sees it end
+    COMPLETED (from the .ec file or, if the first executor consumed it, Exit_status 0)."""
+    job = Job(_spec(execparams, '/bin/sleep', ['1']))
+    executor.submit(job)
+    other = JobExecutor.get_instance('pbspro', config=executor.config)
+    attached = Job()
+    assert job.native_id is not None
+    other.attach(attached, job.native_id)
+    job.wait(timeout=WAIT)
+    attached.wait(timeout=WAIT)
+    assert job.status.state == JobState.COMPLETED, job.status
+    assert attached.status.state == JobState.COMPLETED, attached.status
