@@ -1,0 +1,164 @@
+"""The poll loop's per-job decisions: one bad id never fails the others, and a job missing from
+qstat's output is not taken as COMPLETED unless something confirms it."""
+from typing import Dict, List, Optional, Set
+
+import pytest
+from psij import JobState
+
+from pbspro_testutil import transcript
+from psijpbs import commands
+from psijpbs.commands import CommandResult
+from psijpbs.executor import PBSProJobExecutor
+from psijpbs.qstat_output import JobReport, QstatResult
+from psijpbs.tracking import StatusTracker
+
+
+class Files:
+    """Stands in for the work directory's .ec files and the executor's cancel requests."""
+
+    def __init__(self) -> None:
+        self.ec: Dict[str, str] = {}
+        self.canceled: Set[str] = set()
+
+    def tracker(self) -> StatusTracker:
+        return StatusTracker(self.ec.get, self.canceled.__contains__)
+
+
+def gone(native_id: str) -> QstatResult:
+    return QstatResult(unknown={native_id})
+
+
+def test_gone_without_exit_code_needs_confirmation() -> None:
+    """history off / purged job (qstat: Unknown Job Id, rc 153) and no .ec file: FAILED only
+    when two polls in a row say so (an NFS cache may show the .ec late)."""
+    files = Files()
+    tracker = files.tracker()
+    assert tracker.decide('5.vm', gone('5.vm')) is None
+    status = tracker.decide('5.vm', gone('5.vm'))
+    assert status is not None and status.state == JobState.FAILED
+    assert status.message is not None and 'no longer knows' in status.message
+
+
+def test_gone_with_exit_code_file_is_decided_at_once() -> None:
+    """A purged job whose .ec exists ended; the .ec says how (0 COMPLETED, else FAILED)."""
+    files = Files()
+    files.ec['5.vm'] = '0\n'
+    files.ec['6.vm'] = '2\n'
+    tracker = files.tracker()
+    done = tracker.decide('5.vm', gone('5.vm'))
+    failed = tracker.decide('6.vm', QstatResult(finished={'6.vm'}))
+    assert done is not None and done.state == JobState.COMPLETED and done.exit_code == 0
+    assert failed is not None and failed.state == JobState.FAILED and failed.exit_code == 2
+
+
+def test_gone_after_cancel_is_canceled() -> None:
+    """psij issue #470: a job this executor canceled is CANCELED whatever PBS reports."""
+    files = Files()
+    files.canceled.add('5.vm')
+    status = files.tracker().decide('5.vm', gone('5.vm'))
+    assert status is not None and status.state == JobState.CANCELED
+
+
+def test_unexplained_absence_is_not_completion() -> None:
+    """OpenPBS #2672: an id simply missing from the output (no error line) gives no update for
+    several polls, then counts as gone (and still needs confirmation)."""
+    tracker = Files().tracker()
+    empty = QstatResult()
+    decisions = [tracker.decide('5.vm', empty) for _ in range(4)]
+    assert decisions[:3] == [None, None, None]
+    assert decisions[3] is not None and decisions[3].state == JobState.FAILED
+
+
+def test_seen_again_resets_counts() -> None:
+    """A job reported again (R) after an unexplained absence starts counting afresh."""
+    tracker = Files().tracker()
+    running = QstatResult(jobs={'5.vm': JobReport('5.vm', 'R', 42)})
+    assert tracker.decide('5.vm', gone('5.vm')) is None
+    status = tracker.decide('5.vm', running)
+    assert status is not None and status.state == JobState.ACTIVE
+    assert tracker.decide('5.vm', gone('5.vm')) is None
+
+
+def test_exit_code_file_wins_over_exit_status() -> None:
+    """The .ec file (the launched command's exit code) is read before PBS's Exit_status."""
+    files = Files()
+    files.ec['5.vm'] = '7'
+    finished = QstatResult(jobs={'5.vm': JobReport('5.vm', 'F', 92, 0)})
+    status = files.tracker().decide('5.vm', finished)
+    assert status is not None and status.state == JobState.FAILED and status.exit_code == 7
+
+
+def test_short_and_qualified_ids_match() -> None:
+    """attach('12') and PBS printing '12.vm' designate the same job."""
+    status = Files().tracker().decide('12', QstatResult(jobs={'12.vm': JobReport('12.vm', 'Q')}))
+    assert status is not None and status.state == JobState.QUEUED
+
+
+class ScriptedPBS:
+    """Replaces command execution: answers each command from a list of canned results."""
+
+    def __init__(self, answers: List[CommandResult]) -> None:
+        self.answers = answers
+        self.calls: List[List[str]] = []
+
+    def __call__(self, command: List[str], timeout: float, retries: int,
+                 codes: Optional[object] = None, first_pause: float = 0.5) -> CommandResult:
+        self.calls.append(command)
+        return self.answers.pop(0)
+
+
+def _answer(name: str) -> CommandResult:
+    case = transcript(name)
+    return CommandResult([], int(case['exit_code']), str(case['stdout']), str(case['stderr']))
+
+
+def test_poll_keeps_good_job_when_another_is_unknown(executor: PBSProJobExecutor,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """b21: one qstat for 16.vm and 999.vm exits 153; 16.vm gets its final state, 999.vm none
+    yet (unknown once, no .ec)."""
+    pbs = ScriptedPBS([_answer('b21')])
+    monkeypatch.setattr(commands, 'run_with_retries', pbs)
+    statuses = executor._poll_statuses(['16.vm', '999.vm'])
+    assert pbs.calls == [['qstat', '-f', '-F', 'json', '-x', '16.vm', '999.vm']]
+    assert statuses['16.vm'].state == JobState.FAILED
+    assert statuses['16.vm'].exit_code == 3
+    assert '999.vm' not in statuses
+
+
+def test_poll_requeries_ids_a_buggy_server_left_out(executor: PBSProJobExecutor,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """openpbs-master b22 (OpenPBS #2672): two ids asked, one printed: the other is asked for
+    alone, and both get their state."""
+    second = _answer('b07b')
+    pbs = ScriptedPBS([_answer('master_b22'), second])
+    monkeypatch.setattr(commands, 'run_with_retries', pbs)
+    statuses = executor._poll_statuses(['8.vm', '16.vm'])
+    assert pbs.calls[1] == ['qstat', '-f', '-F', 'json', '-x', '16.vm']
+    assert set(statuses) == {'8.vm', '16.vm'}
+    assert statuses['16.vm'].exit_code == 3
+
+
+def test_poll_drops_x_when_history_is_off(executor: PBSProJobExecutor,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """qstat -x on a server without job history: 'PBS is not configured to maintain job
+    history' (rc 0); the poll is repeated without -x, and later polls go without it."""
+    header = '{\n    "timestamp":1,\n    "pbs_version":"23.06.06",\n    "pbs_server":"vm"\n}'
+    refused = CommandResult([], 0, header,
+                            'qstat: PBS is not configured to maintain job history 13.vm\n')
+    pbs = ScriptedPBS([refused, _answer('b03_')])
+    monkeypatch.setattr(commands, 'run_with_retries', pbs)
+    statuses = executor._poll_statuses(['13.vm'])
+    assert statuses['13.vm'].state == JobState.ACTIVE
+    assert pbs.calls[1] == ['qstat', '-f', '-F', 'json', '13.vm']
+    assert executor.get_status_command(['13.vm']) == ['qstat', '-f', '-F', 'json', '13.vm']
+
+
+def test_poll_failure_as_a_whole_raises(executor: PBSProJobExecutor,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """qstat that cannot reach the server says nothing about any job: a poll error (counted by
+    the poll thread), not a verdict on the jobs."""
+    pbs = ScriptedPBS([CommandResult([], 162, '', 'qstat: cannot connect to server vm '
+                                                  '(errno=111)\n')])
+    monkeypatch.setattr(commands, 'run_with_retries', pbs)
+    with pytest.raises(RuntimeError):
+        executor._poll_statuses(['13.vm'])
