@@ -3,7 +3,7 @@
 Pure functions of the start message's job object and the host's paths: no I/O here.
 """
 import re
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from fake_pbs import paths
 
@@ -39,7 +39,7 @@ def _split_pair(text: str) -> Tuple[str, str]:
     return name, val
 
 
-def nodefile_lines(hosts: List[Mapping[str, Any]]) -> List[str]:
+def nodefile_lines(hosts: Sequence[Mapping[str, Any]]) -> List[str]:
     """One line per MPI process, chunk by chunk (PBS_NODEFILE)."""
     lines: List[str] = []
     for chunk in hosts:

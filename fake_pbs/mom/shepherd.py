@@ -156,6 +156,11 @@ def main(argv: List[str]) -> int:
         sys.stdout.write((report or "err shepherd died before starting the job") + "\n")
         return 0 if report.startswith("ok ") else 1
     os.close(read_fd)
+    # Let go of the mom's pipes at once: the mom reads our parent's stdout until EOF.
+    null = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    os.close(null)
     try:
         shepherd(jobdir, launch, write_fd)
     except BaseException as exc:
