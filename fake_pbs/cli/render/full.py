@@ -57,7 +57,8 @@ def job_triples(attrs: Pairs) -> List[Triple]:
                 value = _RESV_STATES[code]
         elif name == "Submit_arguments":
             value = decode_arguments(value)
-        elif name == "executable":
+        elif name == "executable" and not value.startswith("<%s>" % _EXEC_TAG):
+            # qsub sends the JSDL form already; a bare path (hooks, qalter) gets wrapped here.
             value = "<%s>%s</%s>" % (_EXEC_TAG, value, _EXEC_TAG)
         result.append((name, resource, value))
     return result
