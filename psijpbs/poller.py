@@ -64,13 +64,13 @@ class PBSProPoller(Thread):
         self._wake.set()
 
     def _next_due(self, now: float) -> float:
+        """When to poll next: ``initial_queue_polling_delay`` after new activity, otherwise one
+        interval after the last poll."""
+        if self._last_poll < self._activity:
+            return self._activity + float(self.config.initial_queue_polling_delay)
         interval = poll_interval(now - self._activity, self.config.min_queue_polling_interval,
                                  float(self.config.queue_polling_interval))
-        due = self._last_poll + interval
-        first_after_activity = self._activity + float(self.config.initial_queue_polling_delay)
-        if self._last_poll < first_after_activity:
-            due = min(due, first_after_activity)
-        return due
+        return self._last_poll + interval
 
     def run(self) -> None:
         """Poll until the executor is garbage collected."""

@@ -162,3 +162,23 @@ def test_poll_failure_as_a_whole_raises(executor: PBSProJobExecutor,
     monkeypatch.setattr(commands, 'run_with_retries', pbs)
     with pytest.raises(RuntimeError):
         executor._poll_statuses(['13.vm'])
+
+
+def test_poll_schedule_backs_off_with_age() -> None:
+    """Young jobs are polled at the minimum interval (a short job's end is seen within about a
+    second), older ones less and less often, up to the configured maximum."""
+    from psijpbs.poller import poll_interval
+    assert poll_interval(0.0, 0.5, 30) == 0.5
+    assert poll_interval(20.0, 0.5, 30) == 4.0
+    assert poll_interval(3600.0, 0.5, 30) == 30
+
+
+def test_first_poll_waits_the_initial_delay(executor: PBSProJobExecutor) -> None:
+    """After a submission (activity) the next poll is due initial_queue_polling_delay later,
+    then one interval after each poll."""
+    poller = executor._poller
+    poller._activity = 100.0
+    poller._last_poll = 50.0
+    assert poller._next_due(100.0) == 100.0 + executor._pbs_config.initial_queue_polling_delay
+    poller._last_poll = 101.0
+    assert poller._next_due(101.0) == 101.0 + executor._pbs_config.min_queue_polling_interval
