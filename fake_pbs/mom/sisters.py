@@ -10,8 +10,8 @@ from typing import Any, Dict, Mapping, Optional, Tuple
 
 from fake_pbs import paths
 from fake_pbs.model.errors import (PBSE_HOOK_REJECT, PBSE_HOOK_REJECT_DELETEJOB,
-                                   PBSE_HOOK_REJECT_RERUNJOB, PBSE_SISCOMM, PBSE_SYSTEM,
-                                   PbsError)
+                                   PBSE_HOOK_REJECT_RERUNJOB, PBSE_PROTOCOL, PBSE_SISCOMM,
+                                   PBSE_SYSTEM, PbsError)
 from fake_pbs.mom import hookpoints
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.durable import write_json
@@ -40,6 +40,10 @@ def sister_request(ctx: MomContext, host: str, op: str, **args: Any) -> Any:
         return call(channel, op, **args)
     except (OSError, ValueError):
         raise PbsError(PBSE_SISCOMM)
+    except PbsError as err:
+        if err.code == PBSE_PROTOCOL:  # the sister hung up without answering
+            raise PbsError(PBSE_SISCOMM)
+        raise
     finally:
         channel.close()
 
