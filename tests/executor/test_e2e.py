@@ -176,3 +176,30 @@ def test_attach_to_submitted_job(execparams: object, executor: JobExecutor) -> N
     attached.wait(timeout=WAIT)
     assert job.status.state == JobState.COMPLETED, job.status
     assert attached.status.state == JobState.COMPLETED, attached.status
+
+
+def test_without_job_history(execparams: object, executor: JobExecutor,
+                             fake_pbs: FakeCluster) -> None:  # noqa: F811
+    """job_history_enable = False (the real default): finished jobs vanish and qstat -x says
+    'Unknown Job Id' (rc 153, as payu#865 shows). Outcomes still come from the .ec files:
+    COMPLETED and FAILED(3), not 'all jobs failed to poll' as with psij's built-in pbs."""
+    done = fake_pbs.run(['qmgr', '-c', 'set server job_history_enable = False'])
+    assert done.returncode == 0, done.stderr
+    ok = Job(_spec(execparams, '/bin/true'))
+    bad = Job(_spec(execparams, '/bin/bash', ['-c', 'exit 3']))
+    executor.submit(ok)
+    executor.submit(bad)
+    ok.wait(timeout=WAIT)
+    bad.wait(timeout=WAIT)
+    assert ok.status.state == JobState.COMPLETED, ok.status
+    assert bad.status.state == JobState.FAILED and bad.status.exit_code == 3, bad.status
+
+
+def test_walltime_exceeded(execparams: object, executor: JobExecutor) -> None:
+    """A job over its walltime is killed by PBS (Exit_status -29, transcript b08c): FAILED with
+    a message saying the walltime was exceeded."""
+    spec = _spec(execparams, '/bin/sleep', ['60'],
+                 attributes=JobAttributes(duration=timedelta(seconds=2)))
+    job = _run(executor, spec)
+    assert job.status.state == JobState.FAILED, job.status
+    assert job.status.message is not None and 'walltime' in job.status.message, job.status
