@@ -13,7 +13,7 @@ import pytest
 
 from .harness.replay import Outcome, Replayer
 from .harness.report import format_table, tally
-from .known_differences import KNOWN_DIFFERENCES
+from .known_differences import KNOWN_DIFFERENCES, TIMING_SNAPSHOTS
 
 OUTCOMES: List[Outcome] = []
 
@@ -46,7 +46,8 @@ def fidelity_replayer(request: pytest.FixtureRequest) -> Iterator[Callable[[str]
 
     def get(set_name: str) -> Replayer:
         if set_name not in replayers:
-            replayers[set_name] = Replayer(set_name, KNOWN_DIFFERENCES)
+            replayers[set_name] = Replayer(
+                set_name, dict(KNOWN_DIFFERENCES, **TIMING_SNAPSHOTS))
         return replayers[set_name]
 
     try:
@@ -60,5 +61,5 @@ def pytest_terminal_summary(terminalreporter: "pytest.TerminalReporter") -> None
     if not OUTCOMES:
         return
     terminalreporter.section("fidelity: matched/total per prefix")
-    for line in format_table(tally(OUTCOMES, KNOWN_DIFFERENCES)):
+    for line in format_table(tally(OUTCOMES, dict(KNOWN_DIFFERENCES, **TIMING_SNAPSHOTS))):
         terminalreporter.write_line(line)

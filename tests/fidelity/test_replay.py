@@ -7,7 +7,7 @@ from .conftest import OUTCOMES, fidelity_choice
 from .harness.cases import RELEASE_PREFIXES, Case
 from .harness.plan import plan_cases
 from .harness.replay import Replayer
-from .known_differences import KNOWN_DIFFERENCES
+from .known_differences import KNOWN_DIFFERENCES, TIMING_SNAPSHOTS
 
 
 def _params(cases: List[Case]) -> List["pytest.param"]:  # type: ignore[valid-type]
@@ -36,6 +36,8 @@ def test_golden_case(set_name: str, name: str, request: pytest.FixtureRequest,
                     "FAKE_PBS_FIDELITY=all replays it)" % set_name)
     outcome = fidelity_replayer(set_name).outcome(name)
     OUTCOMES.append(outcome)
+    if name in TIMING_SNAPSHOTS:
+        pytest.skip(TIMING_SNAPSHOTS[name])
     if outcome.status == "skip":
         pytest.skip(outcome.detail)
     if outcome.status != "match":

@@ -17,6 +17,7 @@ The capture ran on host ``vm``: server and one node ``vm`` (ncpus=2), users ``pb
 Without root, every command runs as the invoking user (standing for ``pbsuser``) and the cases
 of other users are skipped.
 """
+import atexit
 import os
 import pwd
 import random
@@ -110,6 +111,7 @@ class FidelityEnv:
         self.sbin_shim = _unique_path("/tmp/fps", len("/opt/pbs/sbin"))
         self.accounts = self._accounts()
         self.started = False
+        atexit.register(self.stop)  # even when the test session dies before its finalizers
 
     # ---- users -------------------------------------------------------------------------------
 
@@ -180,11 +182,11 @@ class FidelityEnv:
 
     def start(self) -> None:
         root = self.accounts.get("root") or self.accounts["pbsuser"]
+        self.started = True  # from here on, stop() must clean up even if start fails half-way
         done = subprocess.run(
             [sys.executable, str(FAKE_BIN / "fake-pbs"), "start", "--server-name",
              self.server_name, "--host", "vm:ncpus=2"],
             env=self.base_env(root), capture_output=True, text=True, timeout=60, check=False)
-        self.started = True
         if done.returncode != 0:
             raise RuntimeError("fake-pbs start failed (exit %d): %s%s\nfix fake_pbs/control.py or "
                                "run `fake-pbs start` by hand with FAKE_PBS_HOME=%s"
@@ -200,14 +202,19 @@ class FidelityEnv:
                                check=False)
             except subprocess.TimeoutExpired:
                 pass
-            kill_leftovers(self.home)
+            # A daemon still detaching when `stop` ran would escape one sweep: sweep a few times.
+            for _ in range(5):
+                if not kill_leftovers(self.home):
+                    break
+                time.sleep(0.4)
             self.started = False
         for shim in (self.bin_shim, self.sbin_shim):
             if shim.is_symlink():
                 shim.unlink()
             elif shim.is_dir():
                 shutil.rmtree(shim, ignore_errors=True)
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        if self.workdir.exists():
+            shutil.rmtree(self.workdir, ignore_errors=True)
 
     # ---- commands ----------------------------------------------------------------------------
 
@@ -279,8 +286,8 @@ def kill_leftovers(home: Path) -> List[int]:
             cmdline = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        if b"fake_pbs" not in cmdline and b"fake-pbs" not in cmdline:
-            continue
+        # The home is a fresh temporary path: whatever names it is this cluster's (daemons,
+        # shepherds, job shells, a command still blocked on it).
         if marker + b"\0" in environ + b"\0" or str(home).encode() in cmdline:
             try:
                 os.kill(int(entry.name), signal.SIGKILL)
