@@ -128,6 +128,15 @@ class MomJob:
     def _site(self) -> hookpoints.HookSite:
         return self.ctx.site(True)
 
+    def _hook(self, event: str, *args: Any) -> hookpoints.HookResult:
+        """Run a hook event (looked up at call time: the hooks engineer fills hookpoints) and
+        pass what the hooks asked of the server (attributes, rerun/delete) as an ``update``."""
+        result: hookpoints.HookResult = getattr(hookpoints, event)(self._site(), self.job, *args)
+        if (result.job_attrs or result.rerun or result.delete) and not self.events.complete:
+            self.events.append("update", hook_event=event, attrs=dict(result.job_attrs or {}),
+                               rerun=result.rerun, delete=result.delete)
+        return result
+
     # ---- start ---------------------------------------------------------------------------------
 
     def _start(self) -> None:
@@ -144,7 +153,7 @@ class MomJob:
         log.job(self.jobid, "execvnode=%s" % self.job.get("exec_vnode", ""), 0x0400)
         log.job(self.jobid, "schedselect=%s" % self.job.get("attrs", {}).get(
             "schedselect", self.job.get("attrs", {}).get("Resource_List.select", "")), 0x0400)
-        begin = hookpoints.execjob_begin(self._site(), self.job)
+        begin = self._hook("execjob_begin")
         if not begin.accept:
             code = JOB_EXEC_FAILHOOK_DELETE if begin.delete else JOB_EXEC_FAILHOOK_RERUN
             raise StartFailure(code, begin.message or "execjob_begin hook rejected", abort=False)
@@ -162,7 +171,7 @@ class MomJob:
             self._make_tmpdir()
         except OSError as exc:
             raise StartFailure(JOB_EXEC_RETRY, "could not create job directory: %s" % exc)
-        prologue = hookpoints.execjob_prologue(self._site(), self.job)
+        prologue = self._hook("execjob_prologue")
         if not prologue.accept:
             raise StartFailure(hook_reject_code(prologue, "execjob_prologue"),
                                prologue.message or "execjob_prologue hook rejected")
@@ -170,15 +179,14 @@ class MomJob:
                               str(ctx.layout.socket), ctx.is_root)
         self._write_script(launch)
         argv = [str(a) for a in launch["argv"]]
-        result = hookpoints.execjob_launch(self._site(), self.job, argv[0], argv,
-                                           dict(launch["env"]))
+        result = self._hook("execjob_launch", argv[0], argv, dict(launch["env"]))
         if not result.accept:
             raise StartFailure(hook_reject_code(result, "execjob_launch"),
                                result.message or "execjob_launch hook rejected")
         if result.argv is not None:
             launch["argv"] = list(result.argv)
         if result.progname is not None:
-            launch["argv"] = [result.progname] + list(launch["argv"][1:])
+            launch["progname"] = result.progname
         if result.env is not None:
             launch["env"] = dict(result.env)
         write_json(self.files.launch, launch)
@@ -245,7 +253,7 @@ class MomJob:
             word = "Retry" if failure.code == JOB_EXEC_RETRY else "Failure"
             self.ctx.log.job(self.jobid, "job not started, %s %d" % (word, failure.code), 0x0001)
             if failure.abort:
-                hookpoints.execjob_abort(self._site(), self.job, failure.code)
+                self._hook("execjob_abort", failure.code)
                 self._abort_sisters()
             if not self.events.has("exception"):
                 self.events.append("exception", type="exec", severity=0, note=failure.note)
@@ -346,7 +354,7 @@ class MomJob:
         self.ctx.log.job(self.jobid, "signal job request received", 0x0080)
         self.ctx.log.job(self.jobid, "signal job with %s" % name, 0x0004)
         if name == TERMJOB:
-            result = hookpoints.execjob_preterm(self._site(), self.job)
+            result = self._hook("execjob_preterm")
             if not result.accept:
                 raise PbsError(PBSE_HOOK_REJECT, result.message or None)
             self._forward_to_sisters(name)
@@ -404,7 +412,7 @@ class MomJob:
         log.job(jobid, "task 00000001 cput=%s" % used["cput"], 0x0100)
         log.job(jobid, "kill_job")
         log.job(jobid, "%s cput=%s mem=%s" % (self.ctx.host, used["cput"], used["mem"]), 0x0100)
-        hookpoints.execjob_epilogue(self._site(), self.job, status)
+        self._hook("execjob_epilogue", status)
         stageout = self._stage_out()
         self.events.append("finish", status=status, resources_used=used,
                            stageout_status=stageout)

@@ -66,9 +66,10 @@ def _exec_child(launch: Dict[str, Any], out_fd: int, err_fd: int, report_fd: int
         os.dup2(err_fd, 2)
         argv: List[str] = [str(a) for a in launch["argv"]]
         env = {str(k): str(v) for k, v in launch["env"].items()}
+        program = str(launch.get("progname") or argv[0])
         if launch.get("search_path"):
-            os.execvpe(argv[0], argv, env)
-        os.execve(argv[0], argv, env)
+            os.execvpe(program, argv, env)
+        os.execve(program, argv, env)
     except BaseException as exc:  # any failure before exec goes back to the shepherd
         try:
             os.write(report_fd, ("%s: %s" % (type(exc).__name__, exc)).encode("utf-8", "replace"))

@@ -134,3 +134,11 @@ class MomRig:
 
 def kinds(events: List[Dict[str, Any]]) -> List[str]:
     return [str(e.get("ev")) for e in events]
+
+
+def event(events: List[Dict[str, Any]], kind: str) -> Dict[str, Any]:
+    """The first event of ``kind`` in ``events``."""
+    for item in events:
+        if item.get("ev") == kind:
+            return item
+    raise AssertionError("no %s event in %r" % (kind, events))

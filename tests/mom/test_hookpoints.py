@@ -11,7 +11,7 @@ from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.daemon import MomDaemon
 from fake_pbs.mom.hookpoints import HookResult
 
-from .momrig import MomRig, kinds
+from .momrig import MomRig, event, kinds
 
 EVENTS = ("execjob_begin", "execjob_prologue", "execjob_launch", "execjob_preterm",
           "execjob_epilogue", "execjob_end", "execjob_abort")
@@ -79,7 +79,7 @@ def test_launch_reject_deletes_unless_rerun(rig: MomRig, inproc: Recorder,
     """Reference §6.4: launch reject -> -17 (job deleted) unless job.rerun() -> -16."""
     inproc.results["execjob_launch"] = result
     events = rig.run("node1", rig.spec("3.vm", "exit 0\n"))
-    assert events[1]["status"] == status
+    assert event(events, "finish")["status"] == status
     assert "execjob_abort@node1" in inproc.calls
 
 
@@ -87,7 +87,8 @@ def test_begin_reject_runs_no_abort_hook(rig: MomRig, inproc: Recorder) -> None:
     """Reference §6.4: a begin rejection on the primary never creates the job: no abort hook."""
     inproc.results["execjob_begin"] = HookResult(accept=False, delete=True)
     events = rig.run("node1", rig.spec("4.vm", "exit 0\n"))
-    assert events[1]["status"] == -17
+    assert kinds(events) == ["update", "exception", "finish", "release"]
+    assert event(events, "finish")["status"] == -17
     assert inproc.calls == ["execjob_begin@node1"]
 
 
@@ -103,10 +104,21 @@ def test_preterm_reject_refuses_the_delete(rig: MomRig, inproc: Recorder) -> Non
     assert rig.read_until(channel, "release")[0]["status"] == 265
 
 
-def test_launch_hook_may_replace_argv_and_env(rig: MomRig, inproc: Recorder) -> None:
-    """execjob_launch may change progname, argv and env (pbs.event().argv/env)."""
+def test_launch_hook_may_replace_progname_argv_and_env(rig: MomRig, inproc: Recorder) -> None:
+    """execjob_launch may change progname, argv and env (pbs.event().progname/argv/env)."""
     inproc.results["execjob_launch"] = HookResult(
-        argv=["/bin/sh", "-c", "echo $ONLY"], env={"ONLY": "from-hook", "PATH": "/bin"})
+        progname="/bin/sh", argv=["mysh", "-c", "echo $0 $ONLY"],
+        env={"ONLY": "from-hook", "PATH": "/bin"})
     events = rig.run("node1", rig.spec("6.vm", "exit 9\n"))
     assert events[1]["status"] == 0
-    assert (rig.user_home / "job.o6").read_text() == "from-hook\n"
+    assert (rig.user_home / "job.o6").read_text() == "mysh from-hook\n"
+
+
+def test_hook_requests_reach_the_server_as_update_events(rig: MomRig, inproc: Recorder) -> None:
+    """Reference §6.3: job actions and attribute changes are sent to the server even when the
+    hook accepts (an execjob_begin that calls job.delete() then accepts -> -19 on the server)."""
+    inproc.results["execjob_begin"] = HookResult(delete=True, job_attrs={"comment": "x"})
+    events = rig.run("node1", rig.spec("7.vm", "exit 0\n"))
+    assert kinds(events) == ["update", "start", "finish", "release"]
+    assert events[0]["hook_event"] == "execjob_begin"
+    assert events[0]["delete"] is True and events[0]["attrs"] == {"comment": "x"}
