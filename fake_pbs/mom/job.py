@@ -96,6 +96,9 @@ class MomJob:
     def create(cls, ctx: MomContext, job: Dict[str, Any]) -> "MomJob":
         """Store the job durably (spec and script) before anything else happens."""
         files = ctx.layout.job(str(job["id"]))
+        # Only reached when no run of this job is active here: leftovers of an older run
+        # (events, exit record) must not leak into this one.
+        shutil.rmtree(str(files.dir), ignore_errors=True)
         files.dir.mkdir(parents=True, exist_ok=True)
         files.dir.chmod(0o711)
         write_json(files.spec, {"role": "primary", "job": job})
@@ -189,6 +192,8 @@ class MomJob:
             launch["progname"] = result.progname
         if result.env is not None:
             launch["env"] = dict(result.env)
+        if launch.get("sandbox"):
+            self._make_sandbox(str(launch["sandbox"]))
         write_json(self.files.launch, launch)
 
     def _owner(self) -> Tuple[int, int]:
@@ -208,6 +213,15 @@ class MomJob:
         self.files.tmpdir.mkdir(mode=0o700, exist_ok=True)
         if self.ctx.is_root:
             os.chown(str(self.files.tmpdir), uid, gid)
+
+    def _make_sandbox(self, path: str) -> None:
+        uid, gid = self._owner()
+        try:
+            os.mkdir(path, 0o700)
+            if self.ctx.is_root:
+                os.chown(path, uid, gid)
+        except OSError as exc:
+            raise StartFailure(JOB_EXEC_RETRY, "could not create sandbox %s: %s" % (path, exc))
 
     def _write_script(self, launch: Dict[str, Any]) -> None:
         script = self.files.script
@@ -449,6 +463,9 @@ class MomJob:
 
     def _remove_work_files(self) -> None:
         shutil.rmtree(str(self.files.tmpdir), ignore_errors=True)
+        sandbox = (read_json(self.files.launch) or {}).get("sandbox")
+        if sandbox:
+            shutil.rmtree(str(sandbox), ignore_errors=True)
 
     # ---- recovery and discard ------------------------------------------------------------------
 

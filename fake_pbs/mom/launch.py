@@ -60,6 +60,14 @@ def parse_umask(attrs: Mapping[str, str]) -> int:
         return DEFAULT_UMASK
 
 
+def sandbox_dir(attrs: Mapping[str, str], jobid: str, home_dir: str) -> Optional[str]:
+    """``-W sandbox=PRIVATE`` (extra i07): a fresh ``~/pbs.<jobid>.<xyz>`` is PBS_JOBDIR and cwd."""
+    if attrs.get("sandbox", "").upper() != "PRIVATE":
+        return None
+    suffix = "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(3))
+    return os.path.join(home_dir, "pbs.%s.%s" % (jobid, suffix))
+
+
 def build_launch(job: Mapping[str, Any], layout: JobLayout, host: str, cluster_home: str,
                  mom_socket: str, drop_privileges: bool) -> Dict[str, Any]:
     """The launch record for ``job`` (a start message's job object)."""
@@ -72,12 +80,16 @@ def build_launch(job: Mapping[str, Any], layout: JobLayout, host: str, cluster_h
     command = command_of(attrs)
     argv = command if command is not None else [shell, str(layout.script)]
     streams = job_streams(attrs, layout, home_dir)
+    sandbox = sandbox_dir(attrs, layout.jobid, home_dir)
+    if sandbox is not None:
+        env["PBS_JOBDIR"] = sandbox
     return {
         "jobid": layout.jobid,
         "argv": argv,
         "search_path": command is not None,
         "env": env,
-        "cwd": home_dir if os.path.isdir(home_dir) else "/",
+        "cwd": sandbox or (home_dir if os.path.isdir(home_dir) else "/"),
+        "sandbox": sandbox,
         "uid": int(job.get("uid", os.getuid())),
         "gid": int(job.get("gid", os.getgid())),
         "user": user,

@@ -197,3 +197,15 @@ def test_job_runs_as_its_owner(node1: MomRig) -> None:
     assert out.read_text() == "65534\n65534\ntmp-ok\n"
     info = out.stat()
     assert (info.st_uid, info.st_gid, stat.S_IMODE(info.st_mode)) == (65534, 65534, 0o600)
+
+
+def test_private_sandbox(node1: MomRig) -> None:
+    """Extra i07: -W sandbox=PRIVATE -> PBS_JOBDIR = PWD = ~/pbs.<id>.<xyz>; output still
+    delivered to Output_Path; the sandbox is removed at the end."""
+    job = node1.spec("19.vm", 'echo "$PBS_JOBDIR $PWD"\n', attrs={"sandbox": "PRIVATE"})
+    events = node1.run("node1", job)
+    assert events[1]["status"] == 0
+    jobdir, pwd = (node1.user_home / "job.o19").read_text().split()
+    assert jobdir == pwd and jobdir.startswith("%s/pbs.19.vm." % node1.user_home)
+    assert len(jobdir.rsplit(".", 1)[1]) == 3
+    assert not os.path.exists(jobdir)
