@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from fidelity.harness.cases import RELEASE_PREFIXES  # noqa: E402
 from fidelity.harness.replay import Outcome, Replayer  # noqa: E402
 from fidelity.harness.report import format_table, tally  # noqa: E402
-from fidelity.known_differences import KNOWN_DIFFERENCES  # noqa: E402
+from fidelity.known_differences import KNOWN_DIFFERENCES, TIMING_SNAPSHOTS  # noqa: E402
 
 
 def main(argv: List[str]) -> int:
@@ -28,10 +28,11 @@ def main(argv: List[str]) -> int:
     parser.add_argument("--diff", action="append", default=[],
                         help="print the diff of this case (repeatable; 'all' for every failure)")
     args = parser.parse_args(argv)
+    known = dict(KNOWN_DIFFERENCES, **TIMING_SNAPSHOTS)
     sets = ["release", "extra"] if args.set == "all" else [args.set]
     outcomes: List[Outcome] = []
     for set_name in sets:
-        replayer = Replayer(set_name, KNOWN_DIFFERENCES)
+        replayer = Replayer(set_name, known)
         try:
             for case in replayer.cases():
                 if set_name == "release" and case.prefix not in RELEASE_PREFIXES:
@@ -46,7 +47,7 @@ def main(argv: List[str]) -> int:
                     print(outcome.explain(), "\n", flush=True)
         finally:
             replayer.close()
-    table = tally(outcomes, KNOWN_DIFFERENCES)
+    table = tally(outcomes, known)
     print("\n".join(format_table(table)))
     bad = sum(row["differ"] + row["error"] for row in table.values())
     return 1 if bad else 0
