@@ -1,9 +1,11 @@
 """Run one PSI/J job through the ``pbspro`` executor on an embedded fake PBS cluster.
 
-The cluster lives in a temporary FAKE_PBS_HOME and is stopped at the end.  On a real cluster, drop
-the fake: ``JobExecutor.get_instance('pbspro')`` talks to whatever ``qsub``/``qstat``/``qdel`` are on PATH.
+The cluster lives in a temporary FAKE_PBS_HOME; it is stopped and removed at the end.  On a real
+cluster, drop the fake: ``JobExecutor.get_instance('pbspro')`` talks to whatever ``qsub``,
+``qstat`` and ``qdel`` are on PATH.
 """
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -38,6 +40,7 @@ def main() -> int:
         return 0 if status is not None and status.state == JobState.COMPLETED else 1
     finally:
         subprocess.run(["fake-pbs", "stop"], check=False)
+        shutil.rmtree(home, ignore_errors=True)
 
 
 if __name__ == "__main__":

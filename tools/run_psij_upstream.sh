@@ -5,8 +5,9 @@
 #
 # <dir> holds `tests/` of psij-python 0.9.11 (`git archive 0.9.11 tests | tar -x -C <dir>`; the PyPI sdist
 # lacks conftest.py and is not usable).  Uses the venv at $VENV (default: .venv of this checkout), which
-# needs `pip install -e '.[test]'`.  The cluster lives in a temporary FAKE_PBS_HOME and is stopped at the
-# end, whatever happens.
+# needs psij-python 0.9.11 and the test extras (`pip install -e '.[test]'`).  This checkout goes first on
+# PYTHONPATH, so psij finds its `pbspro` descriptor even in a venv where psijpbs is not installed.
+# The cluster lives in a temporary FAKE_PBS_HOME and is stopped at the end, whatever happens.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 tests_dir=${1:?usage: run_psij_upstream.sh <dir-with-psij-tests> [pytest args]}
@@ -19,6 +20,6 @@ cleanup() { fake-pbs stop >/dev/null 2>&1 || true; rm -rf "$home"; }
 trap cleanup EXIT
 fake-pbs start
 cd "$tests_dir"
-PYTHONPATH=$PWD/tests/plugins1:$PWD/tests/plugins2 \
+PYTHONPATH=$repo:$PWD/tests/plugins1:$PWD/tests/plugins2${PYTHONPATH:+:$PYTHONPATH} \
   "$venv/bin/python" -m pytest tests -p no:cacheprovider --timeout=600 -rA \
   --executors=pbspro:single,pbspro:multiple "$@"
