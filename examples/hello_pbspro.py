@@ -33,7 +33,7 @@ def main() -> int:
         executor.submit(job)
         print("submitted %s as PBS job %s" % (job.id, job.native_id))
         status = job.wait(timeout=timedelta(seconds=120))
-        print("final state: %s (exit code %s)" % (status.state if status else None,
+        print("final state: %s (exit code %s)" % (str(status.state) if status else "none",
                                                   status.exit_code if status else None))
         print("job output: %s" % out.read_text().strip())
         subprocess.run(["qstat", "-x", job.native_id or ""], check=False)
