@@ -135,10 +135,10 @@ def _outcome(status: JobStatus) -> Tuple[JobState, object]:
 def test_200_jobs_at_once_one_qstat_per_poll(shim: QstatShim,
                                              make_executor: Callable[[], JobExecutor]) -> None:
     """200 jobs submitted at once (8 threads) through one executor all reach their own final
-    state (exit 0 -> COMPLETED, exit 3 -> FAILED with code 3), and every poll is ONE
-    ``qstat -f -F json -x <ids...>`` for all tracked jobs (PBS's qstat takes many ids and
-    reports each one separately: transcript b21 ``qstat -f -F json -x 8.vm 16.vm 9.vm``), never
-    one qstat per job."""
+    state (exit 0 -> COMPLETED, exit 3 -> FAILED with code 3), leaving no .ec/.out file. Every
+    poll is ONE ``qstat -f -F json -x <ids...>`` for all tracked jobs (PBS's qstat takes many
+    ids and reports each one separately: transcript b22d ``qstat -f -F json -x 8.vm 16.vm
+    9.vm``), never one qstat per job."""
     ex = make_executor()
     polls = _record_polls(ex)
     specs = [JobSpec('/bin/bash', ['-c', 'exit %d' % (3 if i % 4 == 3 else 0)])
@@ -157,6 +157,8 @@ def test_200_jobs_at_once_one_qstat_per_poll(shim: QstatShim,
     assert len(calls) == len(polls)
     assert all(set(before) <= set(call[4:]) for before, call in zip(polls, calls))
     assert len(calls) < len(jobs) and max(len(ids) for ids in polls) > 1
+    work = Path(getattr(ex, 'work_directory'))
+    assert sorted(p.name for p in work.glob('*') if p.suffix in ('.ec', '.out')) == []
 
 
 def test_bogus_attached_id_among_good_jobs(shim: QstatShim,
@@ -164,7 +166,7 @@ def test_bogus_attached_id_among_good_jobs(shim: QstatShim,
                                            fake_pbs: FakeCluster) -> None:  # noqa: F811
     """An attached id PBS never had, polled in the same qstat as good jobs: qstat reports the
     good ones on stdout and ``qstat: Unknown Job Id <id>`` on stderr with rc 153 (transcript
-    b11e ``qstat -f -F json -x 16.vm 999.vm``). Only the bogus job becomes FAILED; the good ones
+    b21 ``qstat -f -F json -x 16.vm 999.vm``). Only the bogus job becomes FAILED; the good ones
     complete."""
     ex = make_executor()
     good = [Job(JobSpec('/bin/sleep', ['1'])) for _ in range(5)]
