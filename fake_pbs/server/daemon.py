@@ -3,7 +3,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-from fake_pbs import paths
+from fake_pbs import PBS_VERSION, paths
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.execclient import ExecClient
 from fake_pbs.server.handlers import load_all
@@ -33,6 +33,7 @@ def run(home: Path, install_signals: Optional[Callable[[Callable[[], None]], Any
     if install_signals is not None:
         install_signals(app.stopping.set)
     _write_pid(home)
+    _write_version(home)
     app.log.server("Server@%s started, pid %d" % (app.server_name, os.getpid()))
     scheduler = app.scheduler
     assert isinstance(scheduler, Scheduler)
@@ -61,4 +62,12 @@ def _write_pid(home: Path) -> None:
     path = pid_file(home)
     tmp = path.with_name("server.pid.tmp")
     tmp.write_text("%d\n" % os.getpid())
+    os.replace(str(tmp), str(path))
+
+
+def _write_version(home: Path) -> None:
+    """``$PBS_HOME/pbs_version`` holds the emulated release, as an installed PBS's does (v02)."""
+    path = home / "pbs_version"
+    tmp = path.with_name("pbs_version.tmp")
+    tmp.write_text("%s\n" % PBS_VERSION)
     os.replace(str(tmp), str(path))

@@ -198,13 +198,23 @@ class Scheduler(SchedulerLike):
             self.trigger()
 
     def _purge_history(self, now: int) -> None:
-        try:
-            keep = int(self.app.state.server.get("job_history_duration_seconds", "1209600"))
-        except ValueError:
-            keep = 1209600
+        keep = duration_seconds(self.app.state.server.get("job_history_duration", ""), 1209600)
         for job in self.app.state.iter_jobs():
             if job.get("job_state") in st.HISTORY_STATES and \
                     now - int(job.get("history_timestamp", now)) > keep and \
                     not job.get("array_id"):
                 del self.app.state.jobs[job["_id"]]
                 self.app.state.save_job(job["_id"])
+
+
+def duration_seconds(text: str, default: int) -> int:
+    """``[[HH:]MM:]SS`` as seconds (job_history_duration, default two weeks)."""
+    if not text:
+        return default
+    total = 0
+    try:
+        for part in text.split(":"):
+            total = total * 60 + int(part)
+    except ValueError:
+        return default
+    return total

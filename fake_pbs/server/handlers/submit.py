@@ -96,6 +96,8 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     if not isinstance(attrs_in, dict):
         raise PbsError(PBSE_IVALREQ)
     attrs: Dict[str, str] = {str(k): str(v) for k, v in attrs_in.items()}
+    # PBS numbers the job before checking it: a rejected submission still spends its number.
+    seq = app.state.next_seq()
     check_root(ctx)
     host = str(request.get("host") or app.host)
     cwd = str(request.get("cwd") or "/")
@@ -109,7 +111,6 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     if "array_indices_submitted" in attrs:
         indices = parse_array(attrs["array_indices_submitted"])
     now = app.now()
-    seq = app.state.next_seq()
     is_array = bool(indices)
     jobid = jobids.make(seq, app.server_name, array=is_array)
     name = attrs.get("Job_Name", "STDIN")
