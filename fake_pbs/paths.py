@@ -7,25 +7,73 @@ Layout (see docs/internals.md)::
     <home>/server_logs/ sched_logs/ mom_logs/<host>/
     <home>/mom_priv/<host>/    per-host mom state: jobs/<jobid>/ (spec, shepherd records, events)
     <home>/run/                pid files; sockets unless the path is too long (then /tmp, see below)
+
+Every PBS command imports this module, so it imports only ``os`` at start-up: ``pathlib`` and
+``hashlib`` are loaded when a function needs them.  The ``*_path`` functions work on plain
+strings (what the commands use); the others return :class:`pathlib.Path` and are built on them.
 """
-import hashlib
+from __future__ import annotations
+
 import os
-from pathlib import Path
-from typing import Optional
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Optional, Union
 
 # sun_path holds 108 bytes; keep a margin for the longest socket name we use.
 _MAX_SOCKET_PATH = 100
 
 
+def _digest(text: str, length: int) -> str:
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:length]
+
+
+# -- plain strings (the commands' fast path) ---------------------------------------------------
+def cluster_home_path(explicit: Optional[str] = None) -> str:
+    """:func:`cluster_home` as a string."""
+    value = explicit or os.environ.get("FAKE_PBS_HOME")
+    if value:
+        return os.path.abspath(os.path.expanduser(value))
+    return os.path.join(os.path.expanduser("~"), ".fake_pbs")
+
+
+def run_dir_path(home: Union[str, Path]) -> str:
+    """:func:`run_dir` as a string."""
+    home_text = str(home)
+    candidate = os.path.join(home_text, "run")
+    if len(candidate) + len("/mom-") + 40 <= _MAX_SOCKET_PATH:
+        return candidate
+    return os.path.join("/tmp", "fake-pbs-" + _digest(home_text, 16))
+
+
+def server_socket_path(home: Union[str, Path]) -> str:
+    """:func:`server_socket` as a string."""
+    return os.path.join(run_dir_path(home), "server.sock")
+
+
+def config_file_path(home: Union[str, Path]) -> str:
+    """:func:`config_file` as a string."""
+    return os.path.join(str(home), "cluster.json")
+
+
+# -- pathlib API ---------------------------------------------------------------------------------
+def _path(text: str) -> Path:
+    from pathlib import Path
+
+    return Path(text)
+
+
 def default_home() -> Path:
     """The per-user default cluster directory."""
-    return Path(os.path.expanduser("~")) / ".fake_pbs"
+    return _path(os.path.join(os.path.expanduser("~"), ".fake_pbs"))
 
 
 def cluster_home(explicit: Optional[str] = None) -> Path:
     """Resolve the cluster directory: ``explicit``, else ``$FAKE_PBS_HOME``, else the default."""
-    value = explicit or os.environ.get("FAKE_PBS_HOME")
-    return Path(os.path.abspath(os.path.expanduser(value))) if value else default_home()
+    return _path(cluster_home_path(explicit))
 
 
 def run_dir(home: Path) -> Path:
@@ -33,19 +81,15 @@ def run_dir(home: Path) -> Path:
 
     Both daemons and clients call this, so they always agree on the place.
     """
-    candidate = home / "run"
-    if len(str(candidate)) + len("/mom-") + 40 <= _MAX_SOCKET_PATH:
-        return candidate
-    digest = hashlib.sha256(str(home).encode("utf-8", "surrogateescape")).hexdigest()[:16]
-    return Path("/tmp") / ("fake-pbs-" + digest)
+    return _path(run_dir_path(home))
 
 
 def server_socket(home: Path) -> Path:
-    return run_dir(home) / "server.sock"
+    return _path(server_socket_path(home))
 
 
 def mom_socket(home: Path, host: str) -> Path:
-    safe = hashlib.sha256(host.encode()).hexdigest()[:12] if len(host) > 24 else host
+    safe = _digest(host, 12) if len(host) > 24 else host
     return run_dir(home) / ("mom-%s.sock" % safe)
 
 
@@ -63,4 +107,4 @@ def mom_priv(home: Path, host: str) -> Path:
 
 def bin_dir() -> Path:
     """The ``fake_pbs/bin`` directory users put first on PATH."""
-    return Path(__file__).resolve().parent / "bin"
+    return _path(os.path.dirname(os.path.realpath(__file__))) / "bin"

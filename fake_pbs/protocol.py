@@ -7,43 +7,83 @@ surrogates (``surrogateescape``); JSON escapes them, so nothing is lost.
 
 The exec protocol (server -> mom ``start``/``resume``) is the one exception to request/reply:
 its reply is a stream of event lines that ends with a ``release`` event whose ``final`` is true.
-"""
-import json
-import socket
-from pathlib import Path
-from typing import Any, Dict, Iterator, Optional
 
+Start-up cost matters here: every PBS command imports this module.  It therefore imports neither
+``typing`` nor ``socket`` nor ``json`` at run time (each costs more than a whole command's work);
+it uses the C modules behind them (:mod:`fake_pbs.jsonwire`, ``_socket``) instead.
+"""
+from __future__ import annotations
+
+import _socket
+
+from fake_pbs.jsonwire import dumps, loads
 from fake_pbs.model.errors import PBSE_PROTOCOL, PbsError
 
-Message = Dict[str, Any]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any, Dict, Iterator, List, Optional, Union
+
+    Message = Dict[str, Any]
+else:
+    Message = dict
 
 _MAX_LINE = 64 * 1024 * 1024
+_CHUNK = 256 * 1024
 
 
 def encode(msg: Message) -> bytes:
-    return json.dumps(msg, ensure_ascii=True, separators=(",", ":")).encode("ascii") + b"\n"
+    return dumps(msg).encode("ascii") + b"\n"
 
 
 def decode(line: bytes) -> Message:
-    value = json.loads(line.decode("ascii", "surrogateescape"))
+    value = loads(line.decode("ascii", "surrogateescape"))
     if not isinstance(value, dict):
         raise ValueError("message is not a JSON object")
     return value
 
 
 class LineChannel:
-    """Reads and writes newline-framed JSON messages on a connected socket."""
+    """Reads and writes newline-framed JSON messages on a connected socket.
 
-    def __init__(self, sock: socket.socket) -> None:
+    Any socket object with ``recv``/``sendall``/``close`` will do (``socket.socket`` on the
+    daemons' side, a bare ``_socket.socket`` in the commands).
+    """
+
+    def __init__(self, sock: Any) -> None:
         self.sock = sock
-        self._reader = sock.makefile("rb", buffering=65536)
+        self._pending = b""
 
     def send(self, msg: Message) -> None:
         self.sock.sendall(encode(msg))
 
+    def _read_line(self) -> bytes:
+        """The next line with its newline; what is left at end of stream (maybe b"")."""
+        pending = self._pending
+        cut = pending.find(b"\n")
+        if cut >= 0:
+            self._pending = pending[cut + 1:]
+            return pending[:cut + 1]
+        chunks: List[bytes] = [pending] if pending else []
+        size = len(pending)
+        while True:
+            chunk = self.sock.recv(_CHUNK)
+            if not chunk:
+                self._pending = b""
+                return b"".join(chunks)
+            cut = chunk.find(b"\n")
+            if cut >= 0:
+                chunks.append(chunk[:cut + 1])
+                self._pending = chunk[cut + 1:]
+                return b"".join(chunks)
+            chunks.append(chunk)
+            size += len(chunk)
+            if size > _MAX_LINE:
+                raise ValueError("truncated or oversized message")
+
     def receive(self) -> Optional[Message]:
         """The next message, or None when the peer closed the connection."""
-        line = self._reader.readline(_MAX_LINE)
+        line = self._read_line()
         if not line:
             return None
         if not line.endswith(b"\n"):
@@ -58,14 +98,11 @@ class LineChannel:
             yield msg
 
     def close(self) -> None:
-        try:
-            self._reader.close()
-        finally:
-            self.sock.close()
+        self.sock.close()
 
 
-def connect(path: Path, timeout: Optional[float] = None) -> LineChannel:
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+def connect(path: Union[Path, str], timeout: Optional[float] = None) -> LineChannel:
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     sock.settimeout(timeout)
     try:
         sock.connect(str(path))

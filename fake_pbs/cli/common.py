@@ -1,14 +1,21 @@
 """What every fake PBS command shares: finding the cluster, one connection, PBS-style errors.
 
-Kept to the standard library and few imports: these commands are called thousands of times.
+Kept to the standard library and few imports: these commands are called thousands of times, and
+a Python start-up costs more than a request.  Nothing imported here may import ``typing``,
+``socket``, ``json``, ``re`` or ``pathlib`` at run time (``docs/performance.md``).
 """
+from __future__ import annotations
+
 import os
 import sys
-from typing import Any, Callable, List, NoReturn, Optional
 
 from fake_pbs import paths
 from fake_pbs.model.errors import PBSE_NOSERVER, PbsError
 from fake_pbs.protocol import LineChannel, call, connect
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, List, NoReturn, Optional
 
 _channel: Optional[LineChannel] = None
 
@@ -22,17 +29,18 @@ def server_channel() -> LineChannel:
     global _channel
     if _channel is not None:
         return _channel
-    home = paths.cluster_home()
-    sock = paths.server_socket(home)
+    home = paths.cluster_home_path()
+    sock = paths.server_socket_path(home)
     try:
         _channel = connect(sock)
         return _channel
     except OSError as first:
         if os.environ.get("FAKE_PBS_AUTOSTART", "1") == "0":
-            raise PbsError(PBSE_NOSERVER, "cannot connect to server (errno=%d)" % (first.errno or 0))
+            raise PbsError(PBSE_NOSERVER,
+                           "cannot connect to server (errno=%d)" % (first.errno or 0))
     from fake_pbs import control  # imported only when the cluster must be started
 
-    control.ensure_running(home)
+    control.ensure_running(paths.cluster_home(home))
     _channel = connect(sock)
     return _channel
 

@@ -1,11 +1,16 @@
 """pbsnodes: list nodes (``-a``, ``-av``, ``-v``, names, ``-l``, ``-F json|dsv``) and mark them
 (``-o``, ``-r``, ``-C``, ``-c``) with ``manager`` set requests, as OpenPBS 23.06 does."""
+from __future__ import annotations
+
 import sys
-from typing import Any, List, Optional
 
 from fake_pbs.cli import common
 from fake_pbs.cli.render import nodes, posix_getopt
 from fake_pbs.model.errors import PbsError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, List, Optional
 
 CMD = "pbsnodes"
 VERSION = "23.06.06"

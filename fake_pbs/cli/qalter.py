@@ -4,16 +4,21 @@ Values are verified client-side as qsub's are (``qalter: illegal -N value`` + us
 ``qalter: Illegal attribute or resource value Resource_List.walltime <id>``, exit 166), then one
 ``alterjob`` request per id; server refusals print ``qalter: <text> <id>``.
 """
+from __future__ import annotations
+
 import os
 import sys
 import time
-from typing import Dict, List
 
 from fake_pbs.cli import common, qsub_jobctl, qsub_verify
 from fake_pbs.cli.qsub_getopt import OptionError, getopt
 from fake_pbs.cli.qsub_options import parse_equal_list, parse_resource_list
 from fake_pbs.model import ecl
 from fake_pbs.model.errors import PbsError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, List
 
 USAGE = ("usage: qalter [-a date_time] [-A account_string] [-c interval] [-e path]\n"
          "\t[-h hold_list] [-j y|n] [-k keep] [-l resource_list]\n"

@@ -3,11 +3,16 @@
 One ``deljob`` request per id; failures print ``qdel: <text> <id as typed>`` and the exit status
 is the last failure's code modulo 256 (``Unknown Job Id`` 153, ``Job has finished`` 35).
 """
+from __future__ import annotations
+
 import sys
-from typing import List
 
 from fake_pbs.cli import common, qsub_jobctl
 from fake_pbs.cli.qsub_getopt import OptionError, getopt
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List
 
 USAGE = ("usage:\n"
          "\tqdel [-W force|suppress_email=X] [-x] job_identifier...\n"

@@ -1,7 +1,12 @@
 """qhold: put holds on jobs (``-h u`` by default; extra transcripts k01)."""
-from typing import List
+from __future__ import annotations
+
 
 from fake_pbs.cli import common, qsub_holds
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List
 
 
 def body(argv: List[str]) -> int:

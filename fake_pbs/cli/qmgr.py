@@ -5,15 +5,20 @@ Each request line is parsed by :mod:`fake_pbs.model.qmgr_grammar`, sent as ``man
 PBS's shape: ``qmgr obj=<name> svr=default: <text>`` then ``qmgr: Error (<code>) returned from
 server`` (or ``qmgr: hook error returned from server``), exit ``code % 256`` (cases d02-d10).
 """
+from __future__ import annotations
+
 import getopt
 import os
 import sys
-from typing import Any, Dict, List, Optional, TextIO
 
 from fake_pbs.cli import common
 from fake_pbs.model import qmgr_attrs, qmgr_render
 from fake_pbs.model.errors import PBSE_HOOKERROR, PbsError
 from fake_pbs.model.qmgr_grammar import Directive, QmgrSyntaxError, parse
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Dict, List, Optional, TextIO
 
 USAGE = "Usage: qmgr [-a] [-c command] [-e] [-n] [-z] [server...]\n       qmgr --version\n"
 VERSION = "pbs_version = 23.06.06\n"

@@ -1,9 +1,14 @@
 """qmove: move jobs to another queue (``qmove destination job...``; extra transcripts k09)."""
+from __future__ import annotations
+
 import sys
-from typing import List
 
 from fake_pbs.cli import common, qsub_jobctl
 from fake_pbs.cli.qsub_getopt import OptionError, getopt
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List
 
 USAGE = "usage: qmove destination job_identifier...\n       qmove --version\n"
 

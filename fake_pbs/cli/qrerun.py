@@ -1,8 +1,13 @@
 """qrerun: requeue running jobs (``-W force``; extra transcripts k04)."""
-from typing import List
+from __future__ import annotations
+
 
 from fake_pbs.cli import common, qsub_jobctl
 from fake_pbs.cli.qsub_getopt import OptionError, getopt
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List
 
 USAGE = "usage: qrerun [-W force] job_identifier...\n       qrerun --version\n"
 

@@ -1,7 +1,12 @@
 """qrls: release holds (``-h u`` by default; extra transcripts k02, j06c/e/f)."""
-from typing import List
+from __future__ import annotations
+
 
 from fake_pbs.cli import common, qsub_holds
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List
 
 
 def body(argv: List[str]) -> int:

@@ -2,12 +2,17 @@
 
 Every failure prints ``qrun: <text> <id>`` and the exit status is 2, as PBS's qrun does.
 """
+from __future__ import annotations
+
 import sys
-from typing import List, Optional
 
 from fake_pbs.cli import common, qsub_jobctl
 from fake_pbs.cli.qsub_getopt import OptionError, getopt
 from fake_pbs.model.errors import PBSE_UNKNODE, PbsError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List, Optional
 
 USAGE = ("Usage: qrun [-a] [-H vnode_specification ] job_identifier_list\n"
          "       qrun [-a] [-H - ] job_identifier_list\n"

@@ -4,12 +4,21 @@ Criteria travel as ``[name, op, value]`` with ops ``eq ne lt le gt ge``: ``-s`` 
 ``job_state eq <letters>``, ``-u`` -> ``Job_Owner``, ``-q`` -> ``queue``, ``-l res.op.value`` ->
 ``Resource_List.res``, and so on.  No match prints nothing and exits 0.
 """
+from __future__ import annotations
+
 import sys
-from typing import List, Tuple
 
 from fake_pbs.cli import common, qsub_jobctl
 from fake_pbs.cli.qsub_getopt import OptionError, getopt
 from fake_pbs.model.errors import PBSE_UNKQUE, PbsError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List, Tuple
+
+    Criterion = Tuple[str, str, str]
+else:  # run time: the names exist, typing is not imported
+    Criterion = object
 
 USAGE = ("usage: qselect [-a [op]date_time] [-A account_string] [-c [op]interval]\n"
          "\t[-h hold_list] [-H] [-J] [-l resource_list] [-N name] [-p [op]priority]\n"
@@ -20,7 +29,6 @@ USAGE = ("usage: qselect [-a [op]date_time] [-A account_string] [-c [op]interval
 SPEC = "a:A:c:h:HJl:N:p:q:r:s:t:Tu:xP:"
 OPS = ("eq", "ne", "lt", "le", "gt", "ge")
 STATES = "BEFHMQRSTUWX"
-Criterion = Tuple[str, str, str]
 
 
 def _op_value(text: str) -> Tuple[str, str]:

@@ -3,10 +3,15 @@
 The signal travels as typed; the server resolves names (``USR1``, ``SIGUSR1``, ``10``,
 ``suspend``, ``resume``, ``admin-suspend``...) and answers ``Unknown/illegal signal name``.
 """
-from typing import List
+from __future__ import annotations
+
 
 from fake_pbs.cli import common, qsub_jobctl
 from fake_pbs.cli.qsub_getopt import OptionError, getopt
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List
 
 USAGE = "usage: qsig [-s signal] job_identifier...\n       qsig --version\n"
 

@@ -5,12 +5,21 @@ stderr as they happen, exit status = the last error's code modulo 256.  The serv
 fetched with the first operand only; the table header depends on it, so when the first job id
 fails no header is printed for the later ones (PBS's quirk, kept).
 """
+from __future__ import annotations
+
 import sys
-from typing import Any, Dict, List, Optional, Tuple
 
 from fake_pbs.cli import common
 from fake_pbs.cli.render import full, jobtable, posix_getopt
 from fake_pbs.model.errors import PbsError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Dict, List, Optional, Tuple
+
+    Criterion = Tuple[str, str]  # (what, value): state letters, users, array, queue
+else:  # run time: the names exist, typing is not imported
+    Criterion = object
 
 CMD = "qstat"
 VERSION = "23.06.06"
@@ -39,8 +48,6 @@ ALT_MW, ALT_G, ALT_1, ALT_W, ALT_T = 0x200, 0x400, 0x800, 0x1000, 0x2000
 
 FORMATS = ("default", "dsv", "json")
 JOBS, QUEUES, SERVERS = "jobs", "queues", "servers"
-
-Criterion = Tuple[str, str]  # (what, value): state letters, users, array, queue
 
 
 class Options:
@@ -206,13 +213,12 @@ def _parse_w(opts: Options, text: str) -> int:
 
 def server_name() -> str:
     """The default server's name (PBS_SERVER), from the cluster's configuration."""
-    import json
-
     from fake_pbs import paths
+    from fake_pbs.jsonwire import loads
 
     try:
-        with open(str(paths.config_file(paths.cluster_home())), "r") as handle:
-            name = json.load(handle).get("server_name")
+        with open(paths.config_file_path(paths.cluster_home_path()), "r") as handle:
+            name = loads(handle.read()).get("server_name")
         if isinstance(name, str) and name:
             return name
     except (OSError, ValueError):

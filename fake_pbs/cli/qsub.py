@@ -5,16 +5,25 @@ at lower precedence, client-side defaults, Variable_List, value verification (EC
 ``queuejob`` request, the job id on stdout.  ``-W block=true`` waits for the job's end and exits
 with its exit status (transcripts a17/a18).  Interactive jobs (``-I``) are not supported.
 """
+from __future__ import annotations
+
 import os
 import sys
 import time
-from typing import Dict, List, Optional, Tuple
 
 from fake_pbs.cli import common, qsub_env, qsub_script, qsub_verify
 from fake_pbs.cli.qsub_getopt import OptionError, getopt
 from fake_pbs.cli.qsub_options import (CMDLINE, DIRECTIVE, GETOPT_SPEC, INTERACTIVE_NO_TTY,
                                        Interactive, QsubExit, QsubState)
 from fake_pbs.model.errors import PbsError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, List, Optional, Tuple
+
+    Built = Tuple[QsubState, Dict[str, str], str]
+else:  # run time: the names exist, typing is not imported
+    Built = object
 
 VERSION = "pbs_version = 23.06.06"
 USAGE = (
@@ -131,9 +140,6 @@ def _destination(text: str) -> Optional[str]:
     if (at and not server) or "@" in server:
         raise QsubExit("qsub: illegally formed destination: %s" % text, 2)
     return queue or None
-
-
-Built = Tuple[QsubState, Dict[str, str], str]
 
 
 def build(argv: List[str], env: Dict[str, str], cwd: str, host: str) -> Built:

@@ -11,8 +11,13 @@ backslash not already escaping a comma is doubled on each pass (``-v BS=c\\d`` i
 ``BS=c\\\\\\\\d``, transcript a19f).  ``-V`` works here: 23.06.06 exported nothing (upstream bug
 #2602, fixed later), which the fidelity README lists as a fixed bug.
 """
+from __future__ import annotations
+
 import os
-from typing import List, Mapping, Optional, Tuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List, Mapping, Optional, Tuple
 
 PBS_O = "PBS_O_"
 

@@ -3,9 +3,16 @@
 PBS commands use the C library's ``getopt``; their option errors are glibc's texts
 (``qsub: invalid option -- 'Z'``, transcript a11) followed by the command's usage.
 """
-from typing import List, Optional, Tuple
+from __future__ import annotations
 
-Options = List[Tuple[str, str]]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List, Optional, Tuple
+
+    Options = List[Tuple[str, str]]
+else:  # run time: the names exist, typing is not imported
+    Options = object
 
 
 class OptionError(Exception):

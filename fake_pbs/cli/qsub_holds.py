@@ -1,9 +1,14 @@
 """qhold and qrls share their option: ``-h hold_list`` (letters ``u o s p``, or ``n`` alone)."""
+from __future__ import annotations
+
 import sys
-from typing import List
 
 from fake_pbs.cli import common, qsub_jobctl
 from fake_pbs.cli.qsub_getopt import OptionError, getopt
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List
 
 
 def _valid(types: str) -> bool:

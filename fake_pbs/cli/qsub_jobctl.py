@@ -6,11 +6,16 @@ job the text stands alone (``qrls: Job has finished``, extra j06e).  Ids are qua
 server name as PBS's ``get_server`` does (``qhold 9999`` reports ``9999.vm``); qdel prints them
 as typed (transcript c01b).
 """
+from __future__ import annotations
+
 import sys
-from typing import Any, Callable, List, Optional
 
 from fake_pbs.cli import common
 from fake_pbs.model.errors import PBSE_HISTJOBID, PbsError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Callable, List, Optional
 
 VERSION = "pbs_version = 23.06.06"
 _server_name: Optional[str] = None

@@ -8,15 +8,23 @@ replace, directive resources only fill in what is missing (``set_resources``).
 Values are stored as typed here; :mod:`fake_pbs.cli.qsub_verify` checks and normalizes them
 afterwards, as PBS's ECL does when the job is submitted.
 """
+from __future__ import annotations
+
 import time
-from typing import Dict, List, Mapping, Optional, Tuple
 
 from fake_pbs.cli import qsub_env
 from fake_pbs.cli.qsub_getopt import Options
 from fake_pbs.model import ecl
 from fake_pbs.model.errors import PbsError
 
-Pairs = List[Tuple[str, str]]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, List, Mapping, Optional, Tuple
+
+    Pairs = List[Tuple[str, str]]
+else:  # run time: the names exist, typing is not imported
+    Pairs = object
+
 
 CMDLINE = 3
 DIRECTIVE = 2

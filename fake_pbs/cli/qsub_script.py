@@ -10,7 +10,12 @@ Rules (OpenPBS 23.06 ``qsub_sup.c``/``check_job_script.c``, extra transcripts j1
 - the text after the prefix is split into words: blanks separate, quotes group (and are
   removed), a backslash takes the next character literally.
 """
-from typing import Iterator, List, Tuple
+from __future__ import annotations
+
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Iterator, List, Tuple
 
 DEFAULT_PREFIX = "#PBS"
 

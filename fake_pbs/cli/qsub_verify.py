@@ -5,12 +5,16 @@ value`` plus the usage (exit 2), ``qsub: Job name is too long `` (exit 2), or fo
 ``qsub: Illegal attribute or resource value Resource_List.<name>`` (exit 166).  Resources
 qsub does not know (site resources such as ``ngpus``) go to the server unchecked, as in PBS.
 """
+from __future__ import annotations
+
 import os
-import socket
-from typing import Callable, Dict, List, Tuple
 
 from fake_pbs.model import ecl, resources
 from fake_pbs.model.errors import PBSE_BADATVAL, PBSE_JOBNBIG, PbsError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, Dict, List, Tuple
 
 # Attribute -> (option letter, check returning the stored value); checked in this order.
 _CHECKS: List[Tuple[str, str, Callable[[str], str]]] = [
@@ -64,7 +68,8 @@ def prepare_path(value: str, host: str, cwd: str) -> str:
 
 def submit_host() -> str:
     """The submit host's short name (PBS uses it in paths and Job_Owner)."""
-    return socket.gethostname().split(".")[0]
+    # os.uname() gives gethostname()'s answer without importing socket (costly at start-up).
+    return os.uname().nodename.split(".")[0]
 
 
 def verify(attrs: Dict[str, str], reslist: Dict[str, str], host: str, cwd: str,

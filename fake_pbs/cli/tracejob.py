@@ -1,14 +1,19 @@
 """tracejob: a job's history from the cluster's own log files (server, mom, scheduler and
 accounting logs under FAKE_PBS_HOME), printed as OpenPBS 23.06's tracejob prints it."""
+from __future__ import annotations
+
 import os
 import sys
 import time
 from pathlib import Path
-from typing import List
 
 from fake_pbs import paths
 from fake_pbs.cli import common
 from fake_pbs.cli.render import posix_getopt, tracelog
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List
 
 CMD = "tracejob"
 VERSION = "23.06.06"

@@ -4,7 +4,11 @@ Every user-visible server error travels as a :class:`PbsError` carrying the real
 exit with ``code % 256`` (see ``fake_pbs.cli.common``).  Messages keep PBS's exact spelling, including
 the trailing spaces some of them carry.
 """
-from typing import Dict, Optional
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing is not imported at run time: every PBS command imports this module
+    from typing import Dict, Optional
 
 PBSE_NONE = 0
 PBSE_UNKJOBID = 15001

@@ -3,10 +3,15 @@
 Blank columns print PBS's ``" -- "`` squeezed into the column width; ``-n`` lists the execution
 hosts without their domain, ``-s`` adds the comment, ``-1`` keeps both on the job's line.
 """
+from __future__ import annotations
+
 import time
-from typing import Any, Dict, List, Optional
 
 from fake_pbs.cli.render.values import atol, show_nonprint
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Dict, List, Optional
 
 BLANK = " -- "
 TRUNC = "*"

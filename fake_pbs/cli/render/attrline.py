@@ -5,9 +5,14 @@ TAB), including its oddities: commas do not count towards the column, a piece to
 line is written character by character with a break each time the column passes 78, and empty
 pieces between commas disappear.
 """
-from typing import List, Optional
+from __future__ import annotations
+
 
 from fake_pbs.cli.render.values import show_nonprint
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List, Optional
 
 LINE_LIMIT = 78
 

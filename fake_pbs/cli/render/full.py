@@ -5,13 +5,21 @@ dates (``estimated.start_time`` 0 is ``UNKNOWN``; ``history_timestamp`` stays an
 ``Submit_arguments`` is XML-decoded when the server kept PBS's encoded form, ``executable`` is
 wrapped in its JSDL tag.  Queue and server values are shown as they come.
 """
-from typing import List, Optional, Sequence, Tuple
+from __future__ import annotations
+
 
 from fake_pbs.cli.render import attrline
 from fake_pbs.cli.render.pbsjson import ESCAPE, JsonDoc
 from fake_pbs.cli.render.values import Pairs, atol, ctime_text, split_name
 
-Triple = Tuple[str, Optional[str], str]  # name, resource, value
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List, Optional, Sequence, Tuple
+
+    Triple = Tuple[str, Optional[str], str]  # name, resource, value
+else:  # run time: the names exist, typing is not imported
+    Triple = object
+
 
 JOB_TIME_ATTRS = frozenset((
     "ctime", "etime", "stime", "obittime", "mtime", "qtime", "reserve_start", "reserve_end",

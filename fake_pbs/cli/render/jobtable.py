@@ -4,9 +4,14 @@ Widths, truncation marks (``*``) and trailing blanks are PBS's: the job id keeps
 number and the first part of the server name, a name of 16 characters or more is cut to 15
 plus ``*``, a missing column prints as glibc prints a NULL string, ``(null)``.
 """
-from typing import Any, Dict, List, Optional
+from __future__ import annotations
+
 
 from fake_pbs.cli.render.values import Pairs, show_nonprint
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Dict, List, Optional
 
 TRUNC = "*"
 _NULL = "(null)"

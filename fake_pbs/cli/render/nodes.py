@@ -4,10 +4,15 @@ Text: the node name, then ``     name = value`` (5 spaces), the two ``*_time`` a
 ctime dates, and a blank line.  JSON: resources nested, zero ``resources_assigned`` left out,
 ``jobs`` as a list of distinct ids, times kept as epochs; values fully escaped.
 """
-from typing import Any, List
+from __future__ import annotations
+
 
 from fake_pbs.cli.render.pbsjson import FULLESCAPE, JsonDoc
 from fake_pbs.cli.render.values import atol, ctime_text, show_nonprint, split_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, List
 
 NODE_TIME_ATTRS = ("last_state_change_time", "last_used_time")
 

@@ -14,10 +14,17 @@ PBS builds a flat list of nodes (object start, value, object end...) and prints 
 * when nothing opened an object under the top level (no job was shown), the last "end" closes
   the top level itself and the document ends without the final newline (transcript b11e).
 """
-import re
-from typing import List, Optional, Tuple
+from __future__ import annotations
 
 from fake_pbs.cli.render.values import show_nonprint
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List, Optional, Tuple
+
+    Node = Tuple[str, str, Optional[str], str]  # kind, value type, key, text
+else:  # run time: the names exist, typing is not imported
+    Node = object
 
 # Node kinds and value types, named after PBS's enums.
 OBJECT, OBJECT_END, ARRAY, ARRAY_END, VALUE = "object", "end", "array", "array_end", "value"
@@ -25,14 +32,61 @@ NONE, STRING, INT, NUMERIC = "none", "string", "int", "numeric"
 ESCAPE, FULLESCAPE = "escape", "full"
 
 _CSPACE = " \t\n\v\f\r"
-_C_NUMBER = re.compile(
-    r"[ \t\n\v\f\r]*[+-]?(?:"
-    r"0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?"
-    r"|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
-    r"|(?i:infinity|inf|nan(?:\([0-9A-Za-z_]*\))?)"
-    r")[ \t\n\v\f\r]*\Z")
+_DIGITS = frozenset("0123456789")
+_HEX = frozenset("0123456789abcdefABCDEF")
+_SPECIAL_TAIL = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 
-Node = Tuple[str, str, Optional[str], str]  # kind, value type, key, text
+
+# The C number grammar strtod accepts, matched by hand: ``re`` alone costs a command more
+# start-up time than rendering a job (docs/performance.md).  Each matcher says whether the
+# whole of ``s`` (sign and blanks already removed) is one such number.
+def _run(s: str, i: int, chars: frozenset[str]) -> int:
+    while i < len(s) and s[i] in chars:
+        i += 1
+    return i
+
+
+def _mantissa_and_exponent(s: str, i: int, digits: frozenset[str],
+                           marks: str) -> bool:
+    """``D+ .? D* | . D+`` from ``i``, then an optional ``[marks][+-]?[0-9]+``, to the end."""
+    start = i
+    i = _run(s, i, digits)
+    if i > start:
+        if i < len(s) and s[i] == ".":
+            i = _run(s, i + 1, digits)
+    elif i < len(s) and s[i] == ".":
+        j = _run(s, i + 1, digits)
+        if j == i + 1:
+            return False
+        i = j
+    else:
+        return False
+    if i == len(s):
+        return True
+    if s[i] not in marks:
+        return False
+    i += 1
+    if i < len(s) and s[i] in "+-":
+        i += 1
+    j = _run(s, i, _DIGITS)
+    return j > i and j == len(s)
+
+
+def _is_special(s: str) -> bool:
+    low = s.lower()
+    if low in ("inf", "infinity", "nan"):
+        return True
+    return (low.startswith("nan(") and low.endswith(")")
+            and all(c in _SPECIAL_TAIL for c in s[4:-1]))
+
+
+def _matches_c_number(text: str) -> bool:
+    core = text.strip(_CSPACE)
+    if core[:1] in ("+", "-"):
+        core = core[1:]
+    if core[:2] in ("0x", "0X") and _mantissa_and_exponent(core, 2, _HEX, "pP"):
+        return True
+    return _mantissa_and_exponent(core, 0, _DIGITS, "eE") or _is_special(core)
 
 
 def _strtod_value(text: str) -> float:
@@ -52,7 +106,7 @@ def _strtod_value(text: str) -> float:
 
 def is_c_number(text: str) -> bool:
     """True when PBS 23.06 writes ``text`` as a raw JSON number (see the module doc)."""
-    if not text.strip(_CSPACE) or not _C_NUMBER.match(text):
+    if not text.strip(_CSPACE) or not _matches_c_number(text):
         return False
     try:
         value = _strtod_value(text)

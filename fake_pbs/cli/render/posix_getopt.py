@@ -4,9 +4,16 @@ glibc permutes: options may follow operands (``qstat 12 -f`` works) until ``--``
 group (``-Qf``); an argument is glued or in the next word; its messages
 (``qstat: invalid option -- 'Z'``) are written to stderr by the caller.
 """
-from typing import List, Optional, Tuple
+from __future__ import annotations
 
-Option = Tuple[str, Optional[str]]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List, Optional, Tuple
+
+    Option = Tuple[str, Optional[str]]
+else:  # run time: the names exist, typing is not imported
+    Option = object
 
 
 class GetoptResult:

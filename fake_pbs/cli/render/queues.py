@@ -1,7 +1,12 @@
 """``qstat -Q``, ``qstat -q`` and ``qstat -B`` tables."""
-from typing import Any, Dict, List
+from __future__ import annotations
+
 
 from fake_pbs.cli.render.alttable import SIZE_DEFAULT, cnv_size
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Dict, List
 
 TRUNC = "*"
 _NUML = 5

@@ -5,8 +5,13 @@ first sorted by message, then by date; both sorts are glibc's merge sort, and th
 comparison only orders lines of the same file by line number, so lines of different files within
 one second keep the order the message sort gave them.  ``msort`` below is that merge sort.
 """
+from __future__ import annotations
+
 import time
-from typing import Callable, List, Optional
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, List, Optional
 
 ACCT, SERVER, MOM, SCHED = 0, 1, 2, 3
 SOURCE_LETTER = {ACCT: "A", SERVER: "S", MOM: "M", SCHED: "L"}

@@ -1,9 +1,18 @@
 """Value helpers shared by the renderers: PBS's ctime dates, atol, control-character display."""
-import time
-from typing import List, Optional, Sequence, Tuple
+from __future__ import annotations
 
-Pair = Tuple[str, str]
-Pairs = Sequence[Sequence[str]]
+import time
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List, Optional, Sequence, Tuple
+
+    Pair = Tuple[str, str]
+    Pairs = Sequence[Sequence[str]]
+else:  # run time: the names exist, typing is not imported
+    Pair = object
+    Pairs = object
+
 
 _DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
