@@ -19,8 +19,9 @@ typecheck:
 fidelity:
 	$(PY) tools/fidelity_report.py
 
+# Benchmarks with their targets (docs/performance.md); BENCH_ARGS=--tiny for a smoke run.
 bench:
-	$(PY) bench/run_all.py
+	$(PY) bench/run_all.py $(BENCH_ARGS)
 
 # psij's own upstream suite (tag 0.9.11) against the fake: PSIJ_TESTS=<dir holding tests/ of 0.9.11>
 psij-upstream:

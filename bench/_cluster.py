@@ -1,4 +1,11 @@
-"""A fake cluster for one benchmark run: temporary FAKE_PBS_HOME, fake_pbs/bin first on PATH."""
+"""A fake cluster for one benchmark run: temporary FAKE_PBS_HOME, fake_pbs/bin first on PATH.
+
+The cluster is started with ``fake-pbs start`` (the same path users take) and always stopped on
+exit.  Besides running PBS commands as subprocesses, the benchmarks talk to the server over its own
+protocol through :meth:`BenchCluster.call`, on a connection private to this cluster, so that
+watching states adds little to what is measured.
+"""
+import json
 import os
 import shutil
 import subprocess
@@ -6,7 +13,9 @@ import tempfile
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import Dict, List, Optional, Sequence, Type
+from typing import Any, Dict, List, Optional, Sequence, Set, Type
+
+from fake_pbs import paths, protocol
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = REPO / "fake_pbs" / "bin"
@@ -17,43 +26,77 @@ class BenchCluster:
 
     def __init__(self, hosts: Sequence[str] = ()) -> None:
         self.hosts = list(hosts)
-        self.home = Path(tempfile.mkdtemp(prefix="fake-pbs-bench-"))
+        self.home = Path(tempfile.mkdtemp(prefix="fpbs-bench-"))
         self.env: Dict[str, str] = dict(os.environ)
         self.env["FAKE_PBS_HOME"] = str(self.home)
         self.env["PATH"] = "%s%s%s" % (BIN, os.pathsep, self.env.get("PATH", ""))
         self.env["FAKE_PBS_AUTOSTART"] = "0"
+        self._channel: Optional[protocol.LineChannel] = None
 
     def __enter__(self) -> "BenchCluster":
         args: List[str] = [str(BIN / "fake-pbs"), "start"]
         for host in self.hosts:
             args += ["--host", host]
-        subprocess.run(args, env=self.env, check=True, stdout=subprocess.DEVNULL)
+        try:
+            subprocess.run(args, env=self.env, check=True, stdout=subprocess.DEVNULL)
+        except BaseException:
+            self.stop()
+            raise
         return self
 
     def __exit__(self, exc_type: Optional[Type[BaseException]], exc: Optional[BaseException],
                  tb: Optional[TracebackType]) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        if self._channel is not None:
+            self._channel.close()
+            self._channel = None
         subprocess.run([str(BIN / "fake-pbs"), "stop"], env=self.env, check=False,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
         shutil.rmtree(self.home, ignore_errors=True)
 
+    # -- the server's protocol ------------------------------------------------------------------
+    def call(self, op: str, **args: Any) -> Any:
+        """One request on this cluster's own connection (opened on first use)."""
+        if self._channel is None:
+            self._channel = protocol.connect(paths.server_socket(self.home), timeout=120.0)
+        return protocol.call(self._channel, op, **args)
+
+    def submit(self, script: str = "/bin/true\n", name: str = "bench") -> str:
+        """Queue one job over the protocol (no qsub process); return its id."""
+        data = self.call("queuejob", attrs={"Job_Name": name}, script=script, cwd="/tmp",
+                         env={"PATH": "/usr/bin:/bin", "HOME": "/tmp"}, host="localhost")
+        return str(data["jobid"])
+
+    def states(self) -> Dict[str, str]:
+        """job id -> state letter of every job, history included."""
+        records = self.call("statjob", id=None, extend="x", names=["job_state"])
+        return {str(r["id"]): dict(r["attrs"]).get("job_state", "") for r in records}
+
+    def server_pid(self) -> int:
+        """The server's pid, from the control's pid file (``<run_dir>/daemons.json``)."""
+        with open(str(paths.run_dir(self.home) / "daemons.json"), "r") as handle:
+            return int(json.load(handle)["server"])
+
+    # -- commands ---------------------------------------------------------------------------------
     def run(self, *argv: str, check: bool = True) -> str:
         """Run a PBS command of this cluster and return its stdout."""
         done = subprocess.run(list(argv), env=self.env, check=check, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
         return done.stdout
 
-    def wait_all_finished(self, ids: Sequence[str], timeout: float) -> float:
-        """Poll until every id is in state F; return the time it was first seen so."""
-        import json
-
+    def wait_all_finished(self, ids: Sequence[str], timeout: float,
+                          period: float = 0.05) -> float:
+        """Poll the server until every id is in state F; return when that was first seen."""
         deadline = time.monotonic() + timeout
-        pending = set(ids)
-        while pending and time.monotonic() < deadline:
-            out = self.run("qstat", "-x", "-f", "-F", "json", check=False)
-            jobs = json.loads(out).get("Jobs", {}) if out.strip() else {}
-            pending = {i for i in pending if jobs.get(i, {}).get("job_state") != "F"}
-            if pending:
-                time.sleep(0.05)
-        if pending:
-            raise TimeoutError("%d jobs not finished after %.0f s" % (len(pending), timeout))
-        return time.monotonic()
+        pending: Set[str] = set(ids)
+        while time.monotonic() < deadline:
+            states = self.states()
+            pending = {i for i in pending if states.get(i) != "F"}
+            if not pending:
+                return time.monotonic()
+            time.sleep(period)
+        raise TimeoutError("%d of %d jobs not finished after %.0f s (e.g. %s); see %s"
+                           % (len(pending), len(ids), timeout, sorted(pending)[:3],
+                              self.home / "daemon_logs"))

@@ -1,13 +1,15 @@
-"""3. Throughput: N ``/bin/true`` jobs submitted back to back with ``qsub`` until all are F.
+"""3. Throughput: N ``/bin/true`` jobs submitted back to back until all are F.
 
-Target: at least 40 jobs/s on the default cluster (25x real OpenPBS's 1.6 jobs/s), and the same N
-jobs through psij's ``pbspro`` executor on the fake, as a ratio to psij's ``local`` executor.
+Targets: at least 40 jobs/s with ``qsub`` on the default cluster (25x real OpenPBS's 1.6 jobs/s),
+and the same N jobs through psij's ``pbspro`` executor on the fake, printed as a ratio to psij's
+``local`` executor (which forks the jobs itself: the floor of what psij can do).  The submit loop
+is serial, like a user's script or psij's ``submit``; the clock stops when the last job is seen F.
 """
 import argparse
 import os
 import time
 from datetime import timedelta
-from typing import List
+from typing import Dict, List
 
 from bench._cluster import BenchCluster
 from bench._stats import report
@@ -16,21 +18,35 @@ from bench._stats import report
 def qsub_rate(cluster: BenchCluster, count: int) -> float:
     start = time.monotonic()
     ids = [cluster.run("qsub", "--", "/bin/true").strip() for _ in range(count)]
-    end = cluster.wait_all_finished(ids, timeout=max(120.0, count * 0.5))
+    end = cluster.wait_all_finished(ids, timeout=max(120.0, count * 0.5), period=0.1)
     return count / (end - start)
 
 
 def psij_seconds(executor_name: str, count: int) -> float:
-    from psij import Job, JobExecutor, JobSpec
+    from psij import Job, JobExecutor, JobSpec, JobState
 
     executor = JobExecutor.get_instance(executor_name)
     jobs: List[Job] = [Job(JobSpec(executable="/bin/true")) for _ in range(count)]
     start = time.monotonic()
     for job in jobs:
         executor.submit(job)
+    limit = timedelta(seconds=max(120.0, count * 0.5))
     for job in jobs:
-        job.wait(timeout=timedelta(seconds=max(120.0, count * 0.5)))
+        status = job.wait(timeout=limit)
+        if status is None or status.state != JobState.COMPLETED:
+            raise RuntimeError("psij %s job %s ended as %s" % (executor_name, job.id, status))
     return time.monotonic() - start
+
+
+def _in_env(env: Dict[str, str], executor_name: str, count: int) -> float:
+    saved = dict(os.environ)
+    os.environ.clear()
+    os.environ.update(env)
+    try:
+        return psij_seconds(executor_name, count)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
 
 
 def run(count: int) -> bool:
@@ -38,17 +54,11 @@ def run(count: int) -> bool:
         rate = qsub_rate(cluster, count)
         ok = report("%d x qsub /bin/true -> all F" % count, "%.1f jobs/s" % rate, ">= 40 jobs/s",
                     rate >= 40)
-        saved = dict(os.environ)
-        os.environ.update(cluster.env)
-        try:
-            fake = psij_seconds("pbspro", count)
-        finally:
-            os.environ.clear()
-            os.environ.update(saved)
+        fake = _in_env(cluster.env, "pbspro", count)
     local = psij_seconds("local", count)
     report("%d jobs through psij 'local'" % count, "%.1f jobs/s" % (count / local), "-", True)
-    ok &= report("%d jobs through psij 'pbspro' on the fake" % count,
-                 "%.1f jobs/s %.1fx" % (count / fake, fake / local), ">= 40 jobs/s",
+    ok &= report("%d jobs through psij 'pbspro' (fake)" % count,
+                 "%.1f jobs/s %.1fx local" % (count / fake, fake / local), ">= 40 jobs/s",
                  count / fake >= 40)
     return ok
 
