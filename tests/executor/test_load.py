@@ -161,23 +161,27 @@ def test_200_jobs_at_once_one_qstat_per_poll(shim: QstatShim,
     assert sorted(p.name for p in work.glob('*') if p.suffix in ('.ec', '.out')) == []
 
 
-def test_bogus_attached_id_among_good_jobs(shim: QstatShim,
-                                           make_executor: Callable[[], JobExecutor],
-                                           fake_pbs: FakeCluster) -> None:  # noqa: F811
-    """An attached id PBS never had, polled in the same qstat as good jobs: qstat reports the
-    good ones on stdout and ``qstat: Unknown Job Id <id>`` on stderr with rc 153 (transcript
-    b21 ``qstat -f -F json -x 16.vm 999.vm``). Only the bogus job becomes FAILED; the good ones
-    complete."""
+def test_bogus_attached_ids_among_good_jobs(shim: QstatShim,
+                                            make_executor: Callable[[], JobExecutor],
+                                            fake_pbs: FakeCluster) -> None:  # noqa: F811
+    """Attached ids PBS never had, polled in the same qstat as good jobs: qstat reports the
+    good ones on stdout and, on stderr, ``qstat: Unknown Job Id <id>`` with rc 153 (transcript
+    b21 ``qstat -f -F json -x 16.vm 999.vm``) or, for an id naming another server,
+    ``qstat: illegally formed job identifier: <id>`` with rc 1 (transcript b18). Only the bogus
+    jobs become FAILED; the good ones complete."""
     ex = make_executor()
     good = [Job(JobSpec('/bin/sleep', ['1'])) for _ in range(5)]
     for job in good:
         ex.submit(job)
-    bogus = Job()
-    ex.attach(bogus, '987654.' + fake_pbs.server_name)
-    _wait_all(good + [bogus], 60)
+    unknown, foreign = Job(), Job()
+    ex.attach(unknown, '987654.' + fake_pbs.server_name)
+    ex.attach(foreign, '999.othersrv')
+    _wait_all(good + [unknown, foreign], 60)
     assert [job.status.state for job in good] == [JobState.COMPLETED] * 5
-    assert bogus.status.state == JobState.FAILED, bogus.status
-    assert any(len(call) > 5 and bogus.native_id in call for call in shim.calls())
+    assert unknown.status.state == JobState.FAILED, unknown.status
+    assert foreign.status.state == JobState.FAILED, foreign.status
+    assert any(len(call) > 6 and unknown.native_id in call and foreign.native_id in call
+               for call in shim.calls())
 
 
 def test_hanging_qstat_fails_no_job(shim: QstatShim, make_executor: Callable[[], JobExecutor],
