@@ -22,8 +22,7 @@ def _watch(cluster: BenchCluster, timeout: float) -> Tuple[float, float]:
     seen_r = None
     deadline = start + timeout
     while time.perf_counter() < deadline:
-        record = cluster.call("statjob", id=job, extend="x", names=["job_state"])[0]
-        state = dict(record["attrs"]).get("job_state")
+        state = cluster.state(job)
         now = time.perf_counter()
         if state in ("R", "E", "F") and seen_r is None:
             seen_r = now
