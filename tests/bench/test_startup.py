@@ -27,7 +27,8 @@ json_values = st.recursive(
     max_leaves=20)
 
 
-@pytest.mark.parametrize("module", ["qstat", "qdel", "pbsnodes", "qselect", "qhold", "qsig"])
+@pytest.mark.parametrize("module", ["qstat", "qdel", "pbsnodes", "qselect", "qhold", "qrls", "qsig",
+                                    "qmove", "qrerun", "qrun"])
 def test_command_imports_stay_lean(module: str) -> None:
     """Importing a command (as its bin wrapper does, under -S) loads none of the costly modules."""
     code = ("import sys; sys.path.insert(0, %r); import fake_pbs.cli.%s; "
