@@ -33,6 +33,7 @@ ESCAPE, FULLESCAPE = "escape", "full"
 
 _CSPACE = " \t\n\v\f\r"
 _DIGITS = frozenset("0123456789")
+_NUMBER_START = frozenset("+-.0123456789iInN")
 _HEX = frozenset("0123456789abcdefABCDEF")
 _SPECIAL_TAIL = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 
@@ -82,6 +83,8 @@ def _is_special(s: str) -> bool:
 
 def _matches_c_number(text: str) -> bool:
     core = text.strip(_CSPACE)
+    if core[:1] not in _NUMBER_START:  # most values: a name, a date, a path
+        return False
     if core[:1] in ("+", "-"):
         core = core[1:]
     if core[:2] in ("0x", "0X") and _mantissa_and_exponent(core, 2, _HEX, "pP"):
