@@ -2,6 +2,7 @@
 
     fake-pbs start [--server-name NAME] [--host NAME[:ncpus=N][:mem=SIZE][:ngpus=G]]...
     fake-pbs stop | status | env | restart | kill server | kill mom HOST
+    fake-pbs fault HOST fork|join|jobdir|comm | fake-pbs fault clear [HOST]
 
 ``start`` writes ``cluster.json`` (when options are given or none exists), starts whichever of the
 server and the moms are not running, detached, and waits until each answers.  ``stop`` asks the
@@ -296,6 +297,37 @@ def status(home: Path) -> Dict[str, Any]:
     return report
 
 
+FAULTS = ("fork", "join", "jobdir", "comm")
+
+
+def fault(home: Path, host: str, name: str) -> List[str]:
+    """Arm fault ``name`` (or ``clear`` them all) on the mom of ``host``; the armed faults.
+
+    The mom keeps a fault armed, across restarts, until it is cleared (fake_pbs/mom/faults.py).
+    """
+    if name not in FAULTS + ("clear",):
+        raise ControlError("unknown fault %r: use one of %s, or clear" % (name, ", ".join(FAULTS)))
+    try:
+        channel = protocol.connect(paths.mom_socket(home, host), timeout=5.0)
+    except OSError as err:
+        raise ControlError("the mom of host %r in %s does not answer (%s); is the cluster "
+                           "started and is %r one of its hosts?" % (host, home, err, host))
+    try:
+        reply = protocol.call(channel, "fault", fault=name)
+    except Exception as err:
+        raise ControlError("mom %s refused fault %r: %s" % (host, name, err))
+    finally:
+        channel.close()
+    return [str(f) for f in (reply or {}).get("faults", [])]
+
+
+def clear_faults(home: Path, host: str = "") -> None:
+    """Disarm every fault on ``host``, or on every host of the cluster when none is given."""
+    config = cluster_config.load(home) if paths.config_file(home).exists() else {"hosts": []}
+    for name in [host] if host else [str(h["name"]) for h in config["hosts"]]:
+        fault(home, name, "clear")
+
+
 def env_lines(home: Path) -> List[str]:
     return ['export PATH="%s:$PATH"' % paths.bin_dir(), 'export FAKE_PBS_HOME="%s"' % home]
 
@@ -317,6 +349,10 @@ def _parser() -> argparse.ArgumentParser:
     kill_p = sub.add_parser("kill", help="kill -9 the server or one mom")
     kill_p.add_argument("what", choices=("server", "mom"))
     kill_p.add_argument("host", nargs="?", default="")
+    fault_p = sub.add_parser("fault", help="inject a fault into one mom: fake-pbs fault HOST "
+                                           "fork|join|jobdir|comm; fake-pbs fault clear [HOST]")
+    fault_p.add_argument("target", help="a host name, or clear")
+    fault_p.add_argument("arg", nargs="?", default="", help="the fault (or, after clear, a host)")
     return parser
 
 
@@ -346,9 +382,22 @@ def main(argv: Optional[List[str]] = None) -> None:
             if args.what == "mom" and not args.host:
                 raise ControlError("kill mom needs a host name: fake-pbs kill mom node1")
             kill(home, args.what, args.host)
+        elif args.command == "fault":
+            _fault_command(home, args.target, args.arg)
         else:
             parser.print_help()
             raise SystemExit(2)
     except ControlError as err:
         sys.stderr.write("fake-pbs: %s\n" % err)
         raise SystemExit(1)
+
+
+def _fault_command(home: Path, target: str, arg: str) -> None:
+    if target == "clear":
+        clear_faults(home, arg)
+        return
+    if not arg:
+        raise ControlError("fault needs a host and a fault: fake-pbs fault node1 join "
+                           "(faults: %s)" % ", ".join(FAULTS))
+    armed = fault(home, target, arg)
+    print("%s: %s" % (target, " ".join(armed) or "no faults armed"))

@@ -123,6 +123,49 @@ class SiteHooks(HookPoints):
                              "server", work_root=server.home / "server_priv" / "hooks" / "tmp")
 
 
+# -- what mom hooks ask of the server (the ``update`` exec event, docs/internals.md §5) -----------
+JOB_EXEC_FAILHOOK_RERUN = -16
+JOB_EXEC_FAILHOOK_DELETE = -17
+JOB_EXEC_HOOK_RERUN = -18
+JOB_EXEC_HOOK_DELETE = -19
+_LOG_SYSTEM = 0x0002
+# Attributes only the server sets: a mom hook's change to them is not applied.
+_SERVER_OWNED = frozenset(("id", "job_state", "substate", "exec_host", "exec_vnode",
+                           "run_count", "queue", "Job_Owner", "ctime", "qtime", "mtime",
+                           "etime", "stime", "obittime", "session_id", "Exit_status"))
+
+
+def mom_update(server: Any, job: Job, event: Dict[str, Any]) -> None:
+    """Apply a mom hook's requests: attribute changes, then ``job.rerun()``/``job.delete()``.
+
+    PBS's server records the action as the job's Exit_status (-18 rerun, -19 delete; delete wins)
+    and logs ``hook request rerun|delete <jobid>`` (node_manager.c); the job's obit then uses it
+    (see :func:`obit_status`).  Reference §6.2-6.4.
+    """
+    jobid = str(job["_id"])
+    for name, value in dict(event.get("attrs") or {}).items():
+        if not str(name).startswith("_") and name not in _SERVER_OWNED:
+            job[str(name)] = str(value)
+    host = str(job.get("exec_host", "")).split("/")[0].split("+")[0] or server.host
+    if event.get("delete"):
+        job["_hook_action"] = JOB_EXEC_HOOK_DELETE
+        server.log.write(_LOG_SYSTEM, "Node", host, "hook request delete %s" % jobid)
+    elif event.get("rerun") and job.get("_hook_action") != JOB_EXEC_HOOK_DELETE:
+        job["_hook_action"] = JOB_EXEC_HOOK_RERUN
+        server.log.write(_LOG_SYSTEM, "Node", host, "hook request rerun %s" % jobid)
+    server.state.save_job(jobid)
+
+
+def obit_status(job: Job, mom_status: int) -> int:
+    """The job's exit status at obit: a hook action (-18/-19) wins over the mom's code unless
+    the mom reported a hook rejection itself (-16/-17) (req_jobobit.c)."""
+    action = job.pop("_hook_action", None)
+    mom_rejected = mom_status in (JOB_EXEC_FAILHOOK_RERUN, JOB_EXEC_FAILHOOK_DELETE)
+    if action is not None and not mom_rejected:
+        return int(action)
+    return mom_status
+
+
 _current: HookPoints = HookPoints()
 
 

@@ -53,6 +53,9 @@ def reset(ctx: Context, request: Dict[str, Any]) -> None:
     with app.state.lock:
         app.state.reset()
         app.install_defaults()
+        # The moms read hook definitions from the published file: withdraw the old hooks too.
+        from fake_pbs.hooks import events
+        events.publish_hooks(app.home, [])
         if app.execs is not None:
             _forget_on_moms(app.execs, hosts)
     return None
