@@ -187,6 +187,8 @@ def apply_event(app: ServerApp, event: Dict[str, Any]) -> bool:
         save(app, job)
     elif kind == "finish":
         _on_finish(app, job, event)
+    elif kind == "update":
+        hookpoints.mom_update(app, job, event)
     elif kind == "release":
         if event.get("final"):
             complete(app, job)
@@ -241,7 +243,8 @@ def _on_finish(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
 def complete(app: ServerApp, job: Job) -> None:
     """The final release arrived: free the vnodes and decide the job's outcome."""
     jobid = job["_id"]
-    status = int(job.get("_exit", -3))
+    status = hookpoints.obit_status(job, int(job.get("_exit", -3)))
+    job["_exit"] = status
     release_vnodes(app, job)
     if app.execs is not None:
         app.execs.discard(jobid, job.get("_hosts") or [])
