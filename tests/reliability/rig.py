@@ -1,0 +1,172 @@
+"""A private fake cluster per test module, with crash controls and a sweep of its processes.
+
+Each :class:`Rig` owns a fresh ``FAKE_PBS_HOME`` under /tmp (short, so the sockets fit), starts
+its daemons through ``fake_pbs.control`` (as ``fake-pbs start`` does) and, in :meth:`Rig.close`,
+stops them and SIGKILLs whatever still names the home (daemons, shepherds, job shells, hook
+runs), so a failing test leaves nothing behind.  Every wait is bounded.
+"""
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Callable, Dict, List, Optional, Sequence
+
+from fake_pbs import control, paths, protocol
+from fake_pbs.model.errors import PbsError
+
+BIN = str(paths.bin_dir())
+POLL = 0.05
+
+
+class Rig:
+    """One fake cluster in its own home: ``hosts`` like ``["n1:ncpus=4"]``."""
+
+    def __init__(self, hosts: Sequence[str] = ("n1:ncpus=4", "n2:ncpus=4"),
+                 server_name: str = "vm") -> None:
+        self.home = Path(tempfile.mkdtemp(prefix="fprel", dir="/tmp"))
+        self.home.chmod(0o755)
+        self.work = self.home / "work"
+        self.work.mkdir()
+        self.work.chmod(0o777)
+        self.server_name = server_name
+        self.hosts = [control.parse_host(h) for h in hosts]
+        self.env = dict(os.environ)
+        self.env["FAKE_PBS_HOME"] = str(self.home)
+        self.env["PATH"] = BIN + os.pathsep + self.env.get("PATH", "")
+        self.env["FAKE_PBS_AUTOSTART"] = "0"
+        # The commands start as ``python3 -S``; a pyenv shim would cost more than the command.
+        self.env.setdefault("FAKE_PBS_PYTHON", sys.executable)
+
+    # -- life -----------------------------------------------------------------------------------
+    def start(self) -> None:
+        control.start(self.home, self.server_name, self.hosts)
+
+    def restart_missing(self) -> None:
+        """``fake-pbs start``: bring back whichever daemons are not running."""
+        done = self.run([sys.executable, BIN + "/fake-pbs", "start"])
+        assert done.returncode == 0, done.stderr
+
+    def kill(self, what: str, host: str = "") -> None:
+        """``fake-pbs kill server`` / ``fake-pbs kill mom HOST`` (SIGKILL to that daemon)."""
+        argv = [sys.executable, BIN + "/fake-pbs", "kill", what] + ([host] if host else [])
+        done = self.run(argv)
+        assert done.returncode == 0, done.stderr
+
+    def close(self) -> None:
+        try:
+            control.stop(self.home)
+        except Exception:
+            pass
+        sweep(self.home)
+        shutil.rmtree(str(self.home), ignore_errors=True)
+
+    # -- talking to it ----------------------------------------------------------------------------
+    def call(self, op: str, **args: Any) -> Any:
+        channel = protocol.connect(paths.server_socket(self.home), timeout=30.0)
+        try:
+            return protocol.call(channel, op, **args)
+        finally:
+            channel.close()
+
+    def run(self, argv: Sequence[str], input: Optional[str] = None,
+            user: Optional[str] = None, env: Optional[Dict[str, str]] = None,
+            cwd: Optional[str] = None) -> "subprocess.CompletedProcess[str]":
+        """Run a command against this cluster (as ``user`` when given: needs root)."""
+        extra: Dict[str, Any] = {}
+        if user is not None:
+            import pwd
+            entry = pwd.getpwnam(user)
+            extra = {"preexec_fn": _become(entry.pw_uid, entry.pw_gid, user)}
+        return subprocess.run(list(argv), input=input, env=env or self.env,
+                              cwd=cwd or str(self.work), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, universal_newlines=True, timeout=60,
+                              **extra)
+
+    def qsub(self, body: str, *options: str, user: Optional[str] = None) -> str:
+        done = self.run(["qsub"] + list(options), input="#!/bin/sh\n" + body + "\n", user=user)
+        assert done.returncode == 0, "qsub %s: rc %d %s" % (
+            options, done.returncode, done.stderr)
+        return done.stdout.strip()
+
+    def job(self, jobid: str) -> Dict[str, str]:
+        records = self.call("statjob", id=jobid, extend="x")
+        return {name: value for name, value in records[0]["attrs"]}
+
+    def jobs(self) -> Dict[str, Dict[str, str]]:
+        return {r["id"]: dict(r["attrs"]) for r in self.call("statjob", id=None, extend="x")}
+
+    def node(self, name: str) -> Dict[str, str]:
+        return dict(self.call("statnode", name=name, vnodes=False)[0]["attrs"])
+
+    def wait(self, jobid: str, states: str = "F", timeout: float = 40.0) -> Dict[str, str]:
+        attrs: Dict[str, str] = {}
+
+        def reached() -> bool:
+            nonlocal attrs
+            try:
+                attrs = self.job(jobid)
+            except (PbsError, OSError):
+                return False
+            return attrs.get("job_state", "?") in states
+        wait_for(reached, timeout, lambda: "job %s never reached %s: %r" % (jobid, states, attrs))
+        return attrs
+
+    def wait_all(self, jobids: Sequence[str], timeout: float = 60.0) -> Dict[str, Dict[str, str]]:
+        seen: Dict[str, Dict[str, str]] = {}
+
+        def finished() -> bool:
+            nonlocal seen
+            try:
+                seen = self.jobs()
+            except (PbsError, OSError):
+                return False
+            return all(seen.get(j, {}).get("job_state") == "F" for j in jobids)
+        wait_for(finished, timeout, lambda: "not finished: %r" % {
+            j: seen.get(j, {}).get("job_state") for j in jobids
+            if seen.get(j, {}).get("job_state") != "F"})
+        return seen
+
+
+def wait_for(check: Callable[[], bool], timeout: float, why: Callable[[], str]) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(POLL)
+    if not check():
+        raise AssertionError(why())
+
+
+def _become(uid: int, gid: int, user: str) -> Callable[[], None]:
+    def change() -> None:
+        os.initgroups(user, gid)
+        os.setgid(gid)
+        os.setuid(uid)
+    return change
+
+
+def sweep(home: Path) -> List[int]:
+    """SIGKILL every process that names ``home`` in its command line or environment."""
+    marker = str(home).encode()
+    killed: List[int] = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % name, "rb") as handle:
+                cmdline = handle.read()
+            with open("/proc/%s/environ" % name, "rb") as handle:
+                environ = handle.read()
+        except OSError:
+            continue
+        if marker in cmdline or marker in environ:
+            try:
+                os.kill(int(name), signal.SIGKILL)
+                killed.append(int(name))
+            except OSError:
+                pass
+    return killed

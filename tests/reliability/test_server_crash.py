@@ -1,0 +1,69 @@
+"""kill -9 of the server at any moment loses nothing (issue 6; DESIGN.md "Process model").
+
+Every accepted job is still there after ``fake-pbs kill server`` + ``fake-pbs start``; running
+jobs keep running and end with their true Exit_status; finished jobs' records are intact; no job
+is left stuck in any state.
+"""
+import time
+
+from .rig import Rig, wait_for
+
+
+def test_jobs_in_every_state_survive_a_server_kill(rig: Rig) -> None:
+    """Queued (held), running, finished: all kept; the running one ends with its own status."""
+    done = rig.qsub("exit 7")
+    finished = rig.wait(done)
+    held = rig.qsub("true", "-h")
+    running = rig.qsub("sleep 2\nexit 3")
+    rig.wait(running, "R")
+    rig.kill("server")
+    rig.restart_missing()
+    assert rig.job(held)["job_state"] == "H"
+    after = rig.job(done)
+    assert {k: v for k, v in after.items()} == finished
+    ended = rig.wait(running)
+    assert ended["Exit_status"] == "3" and ended["comment"].endswith("and failed")
+
+
+def test_shell_keeps_running_while_no_server_runs(rig: Rig) -> None:
+    """The job's shell is not a child of the server: it runs on and its status is collected
+    after the restart, even when it ended while the server was down."""
+    flag = rig.work / "flag"
+    jobid = rig.qsub("while [ ! -f %s ]; do sleep 0.05; done\nexit 9" % flag)
+    rig.wait(jobid, "R")
+    rig.kill("server")
+    flag.touch()
+    time.sleep(0.5)  # the shell ends, the mom stores finish while no server listens
+    rig.restart_missing()
+    assert rig.wait(jobid)["Exit_status"] == "9"
+
+
+def test_repeated_kills_during_a_stream_of_jobs(rig: Rig) -> None:
+    """Kills land while jobs queue, start, run and exit: each job ends once, F, with the
+    status its script chose; ids stay unique across restarts."""
+    expected = {}
+    for round_ in range(3):
+        for i in range(6):
+            code = (round_ * 6 + i) % 5
+            expected[rig.qsub("sleep 0.%d\nexit %d" % (i, code))] = str(code)
+        time.sleep(0.3 * round_)
+        rig.kill("server")
+        rig.restart_missing()
+    assert len(expected) == 18
+    seen = rig.wait_all(list(expected), timeout=90)
+    for jobid, code in expected.items():
+        assert seen[jobid]["Exit_status"] == code, (jobid, seen[jobid])
+        assert seen[jobid]["run_count"] == "1", (jobid, seen[jobid])
+
+
+def test_no_vnode_stays_charged_after_crashes(rig: Rig) -> None:
+    """After kills mid-run, once every job is over the nodes hold nothing (no leaked slots)."""
+    ids = [rig.qsub("sleep 0.5", "-l", "select=1:ncpus=2") for _ in range(4)]
+    wait_for(lambda: any(rig.job(j)["job_state"] == "R" for j in ids), 30, lambda: "none ran")
+    rig.kill("server")
+    rig.restart_missing()
+    rig.wait_all(ids)
+    for name in ("n1", "n2"):
+        node = rig.node(name)
+        assert node["state"] == "free" and "jobs" not in node, node
+        assert node.get("resources_assigned.ncpus", "0") == "0", node
