@@ -38,6 +38,10 @@ class BenchCluster:
     def __init__(self, hosts: Sequence[str] = ()) -> None:
         self.hosts = list(hosts)
         self.home = Path(tempfile.mkdtemp(prefix="fpbs-bench-"))
+        # Jobs are submitted from here, so their output files land inside the cluster's home
+        # and go with it (not in the caller's directory or /tmp).
+        self.work = self.home / "work"
+        self.work.mkdir()
         self.env: Dict[str, str] = dict(os.environ)
         self.env["FAKE_PBS_HOME"] = str(self.home)
         self.env["PATH"] = "%s%s%s" % (BIN, os.pathsep, self.env.get("PATH", ""))
@@ -77,8 +81,9 @@ class BenchCluster:
 
     def submit(self, script: str = "/bin/true\n", name: str = "bench") -> str:
         """Queue one job over the protocol (no qsub process); return its id."""
-        data = self.call("queuejob", attrs={"Job_Name": name}, script=script, cwd="/tmp",
-                         env={"PATH": "/usr/bin:/bin", "HOME": "/tmp"}, host="localhost")
+        data = self.call("queuejob", attrs={"Job_Name": name}, script=script,
+                         cwd=str(self.work), env={"PATH": "/usr/bin:/bin", "HOME": str(self.work)},
+                         host="localhost")
         return str(data["jobid"])
 
     def server_pid(self) -> int:
@@ -90,7 +95,8 @@ class BenchCluster:
     def run(self, *argv: str, check: bool = True) -> str:
         """Run a PBS command of this cluster and return its stdout."""
         done = subprocess.run(list(argv), env=self.env, check=check, text=True,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=600)
+                              cwd=str(self.work), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              timeout=600)
         return done.stdout
 
     def wait_all_finished(self, ids: Sequence[str], timeout: float,

@@ -24,8 +24,11 @@ def median_ms(fn: Callable[[], object], repeat: int) -> float:
 
 
 def run_quiet(argv: Sequence[str], env: Dict[str, str]) -> None:
+    """Run ``argv`` with output discarded, from the cluster's work directory when it has one."""
+    home = env.get("FAKE_PBS_HOME")
+    work = os.path.join(home, "work") if home else None
     subprocess.run(list(argv), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   timeout=600)
+                   cwd=work if work and os.path.isdir(work) else None, timeout=600)
 
 
 def command_ms(argv: Sequence[str], env: Dict[str, str], repeat: int) -> float:
