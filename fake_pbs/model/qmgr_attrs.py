@@ -104,12 +104,24 @@ _FALSE = ("false", "f", "n", "0")
 
 
 def find(objtype: str, name: str) -> Optional[AttrDef]:
-    """The definition of ``name`` (``resources_default.ncpus`` finds ``resources_default``)."""
-    base = name.split(".", 1)[0]
+    """The definition of ``name`` (``resources_default.ncpus`` finds ``resources_default``).
+
+    Attribute names are case-insensitive, as in PBS (``priority=150``, transcript g01).
+    """
+    base = name.split(".", 1)[0].lower()
     for attr in TABLES.get(objtype, ()):
-        if attr[0] == base and (attr[1] == RESC) == ("." in name):
+        if attr[0].lower() == base and (attr[1] == RESC) == ("." in name):
             return attr
     return None
+
+
+def canonical(objtype: str, name: str) -> str:
+    """``name`` spelt as PBS stores it (``priority`` -> ``Priority``); unknown names as given."""
+    attr = find(objtype, name)
+    if attr is None:
+        return name
+    base, dot, resource = name.partition(".")
+    return attr[0] + dot + resource
 
 
 def is_attribute(objtype: str, word: str) -> bool:

@@ -150,6 +150,7 @@ def _manage_attrs(target: AttrDict, objtype: str, command: str,
     for attr, op, value in attrs:
         if qmgr_attrs.find(objtype, attr) is None:
             raise PbsError(PBSE_NOATTR)
+        attr = qmgr_attrs.canonical(objtype, attr)
         _check_resource(managed, attr)
         if command == "unset":
             staged.pop(attr, None)

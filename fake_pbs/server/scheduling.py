@@ -8,12 +8,17 @@ the periodic hook point.
 """
 import threading
 import time
-from typing import Any, Callable, Dict, List
+from typing import Any, Callable, Dict, List, Optional, Set
 
 from fake_pbs.model import states as st
 from fake_pbs.model.errors import PbsError
-from fake_pbs.server import hookpoints, lifecycle
+from fake_pbs.server import hookpoints, lifecycle, preemption
 from fake_pbs.server.app import SchedulerLike, ServerApp
+from fake_pbs.server.logs import DEBUG, SCHED
+
+# A cycle that preempted runs the pure cycle again over the jobs it has not considered yet
+# (PBS's scheduler goes on with the updated universe); bounded so that a cycle always ends.
+_MAX_PASSES = 20
 
 CycleFn = Callable[..., Any]
 
@@ -39,6 +44,8 @@ class Scheduler(SchedulerLike):
         self._thread = threading.Thread(target=self._loop, name="scheduler", daemon=True)
         self._last_cycle = 0.0
         self.cycles = 0
+        # Cycles never overlap: a preemption waits for its victims without the model lock.
+        self._cycle_lock = threading.Lock()
 
     def start(self) -> None:
         self._thread.start()
@@ -81,35 +88,115 @@ class Scheduler(SchedulerLike):
                 and state.sched.get("scheduling", "True") == "True")
 
     def cycle(self, force: bool = False) -> None:
-        """Run one scheduling cycle now (under the model lock) and apply its result."""
+        """Run one scheduling cycle now and apply its result.
+
+        Call it without the model lock: a preemption waits (without the lock) until its
+        victims are out of the way before the high-priority job starts.
+        """
         app = self.app
-        with app.state.lock:
-            if not force and not self.enabled():
-                return
-            self.cycles += 1
-            state = app.state
-            jobs: List[Dict[str, str]] = []
-            for job in state.iter_jobs():
-                if job.get("job_state") in st.HISTORY_STATES:
-                    continue
-                entry = public(job)
-                entry["id"] = job["_id"]
-                jobs.append(entry)
+        with self._cycle_lock:
+            with app.state.lock:
+                if not force and not self.enabled():
+                    return
+                self.cycles += 1
+                app.sched_log.write(DEBUG, "Req", "", "Starting Scheduling Cycle")
+            considered: Set[str] = set()
+            try:
+                for _ in range(_MAX_PASSES):
+                    if not self._pass(considered):
+                        break
+            finally:
+                with app.state.lock:
+                    app.sched_log.write(DEBUG, "Req", "", "Leaving Scheduling Cycle")
+
+    def _inputs(self, considered: Set[str]) -> List[Dict[str, str]]:
+        jobs: List[Dict[str, str]] = []
+        for job in self.app.state.iter_jobs():
+            if job.get("job_state") in st.HISTORY_STATES:
+                continue
+            entry = public(job)
+            entry["id"] = job["_id"]
+            if job["_id"] in considered and entry.get("job_state") not in ("R", "E"):
+                entry["job_state"] = "considered"  # once per cycle, as PBS considers a job
+            jobs.append(entry)
+        return jobs
+
+    def _pass(self, considered: Set[str]) -> bool:
+        """Apply one pure cycle in order; True when a preemption happened (go on after it)."""
+        app = self.app
+        state = app.state
+        with state.lock:
             result = self._cycle(dict(state.server), dict(state.sched),
                                  {n: dict(q) for n, q in state.queues.items()},
-                                 {n: dict(a) for n, a in state.nodes.items()}, jobs, app.now())
-            for run in result.runs:
-                self.apply_run(run.jobid, run.exec_vnode, run.exec_host,
-                               list(getattr(run, "hosts", []) or []),
-                               "Scheduler@%s" % app.host)
-            for plan in getattr(result, "preempt", None) or []:
-                self.preempt(plan)
-            for jobid, comment in result.comments.items():
-                target = state.jobs.get(jobid)
-                if target is not None and target.get("comment") != comment and \
-                        target.get("job_state") not in st.HISTORY_STATES:
-                    target["comment"] = comment
-                    state.save_job(jobid)
+                                 {n: dict(a) for n, a in state.nodes.items()},
+                                 self._inputs(considered), app.now())
+            runs = {run.jobid: run for run in result.runs}
+            plans = {plan.run.jobid: plan for plan in getattr(result, "preempt", None) or []}
+            steps = list(getattr(result, "considered", None) or [])
+            if not steps:  # a cycle function that does not report its steps
+                for run in result.runs:
+                    self._run(run)
+                for jobid, comment in result.comments.items():
+                    self._comment(jobid, comment)
+                return False
+            pending: Optional[Any] = None
+            for step in steps:
+                considered.add(step.jobid)
+                app.sched_log.write(DEBUG, "Job", step.jobid, "Considering job to run")
+                if step.outcome == "run" and step.jobid in runs:
+                    self._run(runs[step.jobid])
+                elif step.outcome == "resume":
+                    self._resume(step.jobid)
+                elif step.outcome == "preempt" and step.jobid in plans:
+                    plan = plans[step.jobid]
+                    pending = (plan, preemption.begin(app, [v for v, _ in plan.victims],
+                                                      "Scheduler@%s" % app.host))
+                    break
+                elif step.outcome == "fail":
+                    reason = step.detail.replace("Not Running: ", "", 1)
+                    app.sched_log.write(SCHED, "Job", step.jobid, reason)
+                    self._comment(step.jobid, step.detail)
+        if pending is None:
+            return False
+        plan, request = pending
+        replies = preemption.wait(app, request)
+        with state.lock:
+            for victim_id, _ in plan.victims:
+                letter = replies.get(victim_id, preemption.FAILED)
+                word = preemption.SCHED_WORDS.get(letter)
+                app.sched_log.write(SCHED, "Job", victim_id, "Job preempted by %s" % word
+                                    if word else "Job failed to be preempted")
+            if all(letter != preemption.FAILED for letter in replies.values()):
+                self._run(plan.run)
+        return True
+
+    def _comment(self, jobid: str, comment: str) -> None:
+        target = self.app.state.jobs.get(jobid)
+        if target is not None and target.get("comment") != comment and \
+                target.get("job_state") not in st.HISTORY_STATES:
+            target["comment"] = comment
+            self.app.state.save_job(jobid)
+
+    def _run(self, run: Any) -> None:
+        """Start a job the cycle placed; the scheduler logs ``Job run`` when it started."""
+        try:
+            self.apply_run(run.jobid, run.exec_vnode, run.exec_host,
+                           list(getattr(run, "hosts", []) or []), "Scheduler@%s" % self.app.host)
+        except PbsError:
+            return
+        job = self.app.state.jobs.get(run.jobid)
+        if job is not None and job.get("job_state") == st.RUNNING:
+            self.app.sched_log.write(SCHED, "Job", run.jobid, "Job run")
+
+    def _resume(self, jobid: str) -> None:
+        job = self.app.state.jobs.get(jobid)
+        if job is None or job.get("job_state") != st.SUSPENDED:
+            return
+        try:
+            preemption.resume(self.app, job, "Scheduler@%s" % self.app.host)
+        except PbsError:
+            return
+        self.app.sched_log.write(SCHED, "Job", jobid, "Job run")
 
     def apply_run(self, jobid: str, exec_vnode: str, exec_host: str,
                   hosts: List[Dict[str, Any]], requestor: str) -> None:
@@ -124,58 +211,6 @@ class Scheduler(SchedulerLike):
             self.app.state.save_job(jobid)
             raise
         lifecycle.begin_run(self.app, job, exec_vnode, exec_host, hosts, requestor)
-
-    # -- preemption ---------------------------------------------------------------------------
-    def preempt(self, plan: Any) -> None:
-        """Move each victim out of the way by the first method that applies (S, C, R, D);
-        the high-priority job starts now when every victim is already gone (suspension),
-        else at the next cycle, once requeue or deletion has really freed its vnodes."""
-        immediate = True
-        for victim_id, methods in plan.victims:
-            victim = self.app.state.jobs.get(victim_id)
-            if victim is None or victim.get("job_state") != st.RUNNING:
-                continue
-            method = self._preempt_one(victim, list(methods))
-            immediate = immediate and method == "S"
-            if method is None:
-                self.app.log.job(victim_id, "Job failed to be preempted", 0x0080)
-                return
-        if immediate:
-            run = plan.run
-            try:
-                self.apply_run(run.jobid, run.exec_vnode, run.exec_host,
-                               list(run.hosts or []), "Scheduler@%s" % self.app.host)
-            except PbsError:
-                pass
-        else:
-            self.trigger()
-
-    def _preempt_one(self, victim: Dict[str, Any], methods: List[str]) -> Any:
-        app = self.app
-        words = {"S": "suspension", "C": "checkpointing", "R": "requeueing", "D": "deletion"}
-        for method in methods:
-            try:
-                if method == "S" and app.execs is not None:
-                    app.execs.signal(victim["_id"], "suspend")
-                    lifecycle.suspend(app, victim, True)
-                elif method == "R" and victim.get("Rerunable", "True") == "True":
-                    victim["_rerun"] = True
-                    lifecycle.save(app, victim)
-                    if app.execs is not None:
-                        app.execs.signal(victim["_id"], "SIGKILL")
-                elif method == "D":
-                    victim["_deleted_by"] = ""
-                    lifecycle.save(app, victim)
-                    if app.execs is not None:
-                        app.execs.signal(victim["_id"], "SIGKILL")
-                else:
-                    continue
-            except PbsError:
-                continue
-            app.sched_log.write(0x0040, "Job", victim["_id"],
-                                "Job preempted by %s" % words[method])
-            return method
-        return None
 
     # -- housekeeping -------------------------------------------------------------------------
     def _housekeeping(self) -> None:

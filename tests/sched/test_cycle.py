@@ -40,14 +40,14 @@ def test_not_fifo_strict_smaller_jobs_fill_in() -> None:
 
 def test_scheduling_false_runs_nothing() -> None:
     """Extra n01: with server scheduling = False nothing starts."""
-    assert cycle({"vm": node(2)}, [job(1)], server={"scheduling": "False"}) == ([], {}, [])
+    assert cycle({"vm": node(2)}, [job(1)], server={"scheduling": "False"}) == ([], {}, [], [])
 
 
 def test_held_waiting_and_finished_jobs_are_skipped() -> None:
     """Only Q jobs are considered: H (held, dependencies), W (-a in the future), R, F are not."""
     held, waiting, done = job(1, state="H"), job(2, state="W"), job(3, state="F")
     result = cycle({"vm": node(8)}, [held, waiting, done])
-    assert result == ([], {}, [])
+    assert result == ([], {}, [], [])
 
 
 def test_execution_time_in_future_is_skipped() -> None:

@@ -74,9 +74,12 @@ def _forget_on_moms(execs: Any, hosts: List[str]) -> None:
                 pass
 
 
-@handler("schedule")
+@handler("schedule", locked=False)
 def schedule(ctx: Context, request: Dict[str, Any]) -> Dict[str, int]:
-    """Run one scheduling cycle now (fake-only; tests use it instead of waiting)."""
+    """Run one scheduling cycle now (fake-only; tests use it instead of waiting).
+
+    Unlocked: a cycle that preempts waits for its victims without the model lock.
+    """
     from fake_pbs.server.scheduling import Scheduler
     scheduler = ctx.app.scheduler
     if isinstance(scheduler, Scheduler):
@@ -85,30 +88,17 @@ def schedule(ctx: Context, request: Dict[str, Any]) -> Dict[str, int]:
     return {"cycles": 0}
 
 
-@handler("preempt")
+@handler("preempt", locked=False)
 def preempt(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
-    """Preempt ``ids`` by requeue (Q) or deletion (D), the first method that applies.
+    """``pbs_preempt_jobs``: preempt ``ids`` by the preempt_order methods that apply.
 
-    The scheduler engineer's preemption code may register a fuller handler under this op.
+    Answers each id's letter (S, C, Q for requeue, D, or 0 when it could not be preempted)
+    once every victim is really out of the way (``fake_pbs.server.preemption``).
     """
-    require_manager(ctx)
+    from fake_pbs.server import preemption
     app = ctx.app
-    out: Dict[str, str] = {}
-    ids: List[str] = [str(i) for i in request.get("ids") or []]
-    for jobid in ids:
-        job = app.state.jobs.get(jobid)
-        if job is None or job.get("job_state") not in st.ACTIVE_STATES:
-            out[jobid] = "0"
-            continue
-        job["_rerun"] = job.get("Rerunable", "True") == "True"
-        if not job["_rerun"]:
-            job["_deleted_by"] = "Scheduler@%s" % app.host
-        lifecycle.save(app, job)
-        if app.execs is not None:
-            try:
-                app.execs.signal(jobid, "SIGKILL")
-            except PbsError:
-                job["_exit"] = -11
-                lifecycle.complete(app, job)
-        out[jobid] = "Q" if job.get("_rerun") else "D"
-    return out
+    with app.state.lock:
+        require_manager(ctx)
+        ids: List[str] = [str(i) for i in request.get("ids") or []]
+        pending = preemption.begin(app, ids, ctx.caller.name)
+    return preemption.wait(app, pending)

@@ -19,7 +19,8 @@ from fake_pbs.model.preempt import DEFAULT_ORDER, DEFAULT_PRIO, DEFAULT_QUEUE_PR
     methods_for, parse_preempt_order, parse_preempt_prio, usable_methods
 from fake_pbs.model.select import Chunk, Place, parse_place, parse_select
 
-__all__ = ["Run", "Preemption", "CycleResult", "run_cycle"]
+__all__ = ["Run", "Preemption", "Considered", "CycleResult", "run_cycle", "RUN", "RESUME",
+           "PREEMPT", "FAIL", "SCHED_SUSPENDED"]
 
 Attrs = Mapping[str, str]
 
@@ -44,10 +45,26 @@ class Preemption(NamedTuple):
     victims: List[Tuple[str, List[str]]]
 
 
+# What became of each job the cycle considered, in the order it considered them (the
+# scheduler's log: "Considering job to run", then "Job run" or the reason).
+RUN = "run"            # started: one of ``runs``
+RESUME = "resume"      # a job the scheduler suspended gets its vnodes back
+PREEMPT = "preempt"    # starts once the victims of one of ``preempt`` are out of the way
+FAIL = "fail"          # cannot run; ``detail`` is the comment
+SCHED_SUSPENDED = "45"  # substate of a job suspended by preemption (the scheduler resumes it)
+
+
+class Considered(NamedTuple):
+    jobid: str
+    outcome: str
+    detail: str = ""
+
+
 class CycleResult(NamedTuple):
     runs: List[Run]
     comments: Dict[str, str]
     preempt: List[Preemption]
+    considered: List[Considered] = []
 
 
 def _false(value: Optional[str]) -> bool:
@@ -106,7 +123,13 @@ def _request(job: Attrs) -> Optional[_Request]:
     return _Request(chunks, place)
 
 
+def _suspended_by_scheduler(job: Attrs) -> bool:
+    return job.get("job_state") == "S" and job.get("substate") == SCHED_SUSPENDED
+
+
 def _eligible(job: Attrs, queues: Mapping[str, Attrs], now: float) -> bool:
+    if _suspended_by_scheduler(job):
+        return job.get("queue", "") in queues
     if job.get("job_state") != "Q" or job.get("array") == "True":
         return False
     queue = queues.get(job.get("queue", ""))
@@ -153,7 +176,7 @@ class _Cycle:
         self.now = now
         self.policy = _Policy(sched)
         self.vnodes = build_vnodes(nodes, jobs)
-        self.result = CycleResult([], {}, [])
+        self.result = CycleResult([], {}, [], [])
         self.failed: Dict[Tuple[str, str, str], Failure] = {}
         self.running: Optional[List[Attrs]] = None
         self.victimised: Set[str] = set()
@@ -176,15 +199,25 @@ class _Cycle:
         if job.get("comment") != text:
             self.result.comments[job["id"]] = text
 
+    def considered(self, job: Attrs, outcome: str, detail: str = "") -> None:
+        self.result.considered.append(Considered(job["id"], outcome, detail))
+
+    def fail(self, job: Attrs, comment: str) -> None:
+        self.comment(job, comment)
+        self.considered(job, FAIL, comment)
+
     def run(self) -> CycleResult:
         for job in self.order():
+            if _suspended_by_scheduler(job):
+                self.resume(job)
+                continue
             key = (job.get("queue", ""), job.get("Resource_List.select", ""),
                    job.get("Resource_List.place", ""))
             known = self.failed.get(key)
             if known is not None:
                 # Same queue and request as a job that already failed this cycle: resources only
                 # shrink during a cycle, so it fails the same way (PBS's equivalence classes).
-                self.comment(job, known.comment)
+                self.fail(job, known.comment)
                 continue
             request = _request(job)
             if request is None:
@@ -193,12 +226,28 @@ class _Cycle:
             if isinstance(outcome, Placement):
                 exec_vnode, exec_host, hosts = commit(outcome, request.place, self.vnodes)
                 self.result.runs.append(Run(job["id"], exec_vnode, exec_host, hosts))
+                self.considered(job, RUN)
                 continue
             if not outcome.never and self.try_preempt(job, request):
+                self.considered(job, PREEMPT)
                 continue
             self.failed[key] = outcome
-            self.comment(job, outcome.comment)
+            self.fail(job, outcome.comment)
         return self.result
+
+    def resume(self, job: Attrs) -> None:
+        """A job suspended by preemption runs again on its own vnodes once they are free."""
+        fits = True
+        for name, amounts, _ in _holding(job):
+            vnode = self.vnodes.get(name)
+            if vnode is None or not vnode.usable or \
+                    any(vnode.free(res) < amount for res, amount in amounts.items()):
+                fits = False
+        if not fits:
+            self.fail(job, "Not Running: Not enough free nodes available")
+            return
+        _release(self.vnodes, job, back=True)
+        self.considered(job, RESUME)
 
     def victims_for(self, level: int) -> List[Attrs]:
         """Running jobs of lower preemption priority with a usable method, newest first."""
@@ -271,5 +320,5 @@ def run_cycle(server: Attrs, sched: Attrs, queues: Mapping[str, Attrs],
     the high-priority job should not be passed again until its preemption finished.
     """
     if _false(server.get("scheduling")) or _false(sched.get("scheduling")):
-        return CycleResult([], {}, [])
+        return CycleResult([], {}, [], [])
     return _Cycle(sched, queues, nodes, jobs, now).run()
