@@ -39,7 +39,7 @@ class Cluster:
         """No jobs, no hooks, no faults, scheduling off; logs read from here on."""
         control.clear_faults(self.home)
         self.call("reset")
-        self.qmgr("set server scheduling = False")
+        self.set_server("scheduling", "False")
         self.hookdir.mkdir(exist_ok=True)
         self.marks = {log: log.stat().st_size for log in self._logs()}
 
@@ -65,17 +65,31 @@ class Cluster:
     def qmgr(self, directive: str) -> str:
         return self.sh("qmgr", "-c", directive)
 
+    def set_server(self, name: str, value: str) -> None:
+        """``qmgr -c "set server NAME = VALUE"``, as the request qmgr sends."""
+        self.call("manager", command="set", objtype="server", name="",
+                  attrs=[[name, "=", value]])
+
     def hook(self, name: str, events: str, body: str, **attrs: str) -> None:
-        """Create hook ``name`` for ``events`` (comma separated) with the Python ``body``."""
-        script = self.hookdir / (name + ".py")
-        script.write_text("import pbs\ne = pbs.event()\n" + body)
-        self.qmgr('create hook %s event="%s"' % (name, events))
-        for key, value in attrs.items():
-            self.qmgr("set hook %s %s = %s" % (name, key, value))
-        self.qmgr("import hook %s application/x-python default %s" % (name, script))
+        """Create hook ``name`` for ``events`` (comma separated) with the Python ``body``: the
+        requests of ``qmgr -c 'create hook ...'``, ``set hook`` and ``import hook`` (sent
+        directly, to keep the tests quick; tests/cli and the fidelity replay cover qmgr)."""
+        settings = [["event", "=", events]] + [[k, "=", v] for k, v in attrs.items()]
+        self.call("manager", command="create", objtype="hook", name=name, attrs=settings)
+        self.call("hookio", command="import", name=name, content_type="application/x-python",
+                  encoding="default", content="import pbs\ne = pbs.event()\n" + body)
 
     def fault(self, host: str, name: str) -> None:
         control.fault(self.home, host, name)
+
+    def mom_faults(self, host: str) -> List[str]:
+        """The faults armed on the mom of ``host`` (its ``status`` reply)."""
+        channel = protocol.connect(paths.mom_socket(self.home, host), timeout=30.0)
+        try:
+            status = protocol.call(channel, "status")
+        finally:
+            channel.close()
+        return [str(f) for f in status.get("faults", [])]
 
     def submit(self, *options: str, body: str = "sleep 1") -> str:
         script = Path(tempfile.mkdtemp(prefix="job-", dir=str(self.home))) / "job.sh"
@@ -86,7 +100,11 @@ class Cluster:
 
     def run_everywhere(self, jobid: str) -> None:
         """``qrun -H`` on node1 (primary), node2, node3 (select=3:ncpus=1, place=scatter)."""
-        self.sh("qrun", "-H", ALL_HOSTS_SPEC, jobid)
+        self.runjob(jobid, ALL_HOSTS_SPEC)
+
+    def runjob(self, jobid: str, vnodes: str) -> None:
+        """``qrun -H VNODES JOBID``, as the request qrun sends."""
+        self.call("runjob", id=jobid, vnodes=vnodes)
 
     def attrs(self, jobid: str) -> Dict[str, str]:
         records = self.call("statjob", id=jobid, extend="x")

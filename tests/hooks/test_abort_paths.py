@@ -76,7 +76,7 @@ def test_prologue_exception_on_primary_holds_after_too_many_attempts(hc: Cluster
     hc.hook("prologue", "execjob_prologue",
             "if e.job.in_ms_mom():\n    raise NameError('prologue on the primary')\n")
     hc.hook("abort", "execjob_abort", ABORT_LOG)
-    hc.qmgr("set server scheduling = True")
+    hc.set_server("scheduling", "True")
     jobid = hc.submit("-W", "run_count=18", *SCATTER)
     attrs = hc.wait_state(jobid, "H", timeout=60)
     assert attrs["run_count"] == "21"
