@@ -1,7 +1,7 @@
 """The hook runner and the ``pbs`` module: one hook per python3 subprocess (reference §6.1-6.3,
 hook sources of the golden f* and m* cases)."""
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 from fake_pbs.hooks.runner import run_hook
 from fake_pbs.model.hooks import Hook
@@ -27,7 +27,7 @@ def context(tmp_path: Path, **extra: Any) -> Dict[str, Any]:
     return base
 
 
-def log_lines(tmp_path: Path) -> list:
+def log_lines(tmp_path: Path) -> List[str]:
     path = tmp_path / "log"
     return [line.split(";", 2)[2] for line in path.read_text().splitlines()] if path.exists() \
         else []
