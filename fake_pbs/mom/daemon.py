@@ -29,6 +29,7 @@ from fake_pbs.mom.sisters import DropConnection, SisterJobs
 from fake_pbs.protocol import LineChannel, Message, ok
 
 STREAM_POLL = 1.0
+DISCARD_WAIT = 60.0  # bound on waiting for the previous run's cleanup (execjob_end alarm)
 
 
 def peer_uid(sock: socket.socket) -> int:
@@ -42,6 +43,9 @@ class MomDaemon:
         self.jobs: Dict[str, MomJob] = {}
         self.sisters = SisterJobs(ctx)
         self.lock = threading.Lock()
+        # Jobs whose end-of-job cleanup runs now: a new run of the same job waits for it, as
+        # both use the same job directory.
+        self.discarding: Dict[str, threading.Event] = {}
         self.stopping = threading.Event()
         self.listener: Optional[socket.socket] = None
 
@@ -132,7 +136,7 @@ class MomDaemon:
             self._job(msg).send_signal(str(msg["signal"]))
             return None
         if op == "discard":
-            return self._discard(str(msg["job"]))
+            return self._discard(str(msg["job"]), msg.get("run_count"))
         if op == "status":
             with self.lock:
                 jobs = [job.summary() for job in self.jobs.values()]
@@ -172,11 +176,22 @@ class MomDaemon:
             raise PbsError(PBSE_UNKJOBID)
         return job
 
-    def _discard(self, jobid: str) -> None:
+    def _discard(self, jobid: str, run_count: Any = None) -> None:
         with self.lock:
+            job = self.jobs.get(jobid)
+            if job is not None and run_count is not None and int(run_count) != job.run_count:
+                return  # a late discard of an earlier run: the current run is not its
             job = self.jobs.pop(jobid, None)
+            done = threading.Event()
+            if job is not None:
+                self.discarding[jobid] = done
         if job is not None:
-            job.discard()
+            try:
+                job.discard()
+            finally:
+                with self.lock:
+                    self.discarding.pop(jobid, None)
+                done.set()
 
     # ---- the event stream ----------------------------------------------------------------------
 
@@ -201,6 +216,10 @@ class MomDaemon:
             return job, int(msg.get("after_seq", 0))
         spec = dict(msg["job"])
         jobid, run_count = str(spec["id"]), int(spec.get("run_count", 1))
+        with self.lock:
+            cleanup = self.discarding.get(jobid)
+        if cleanup is not None:
+            cleanup.wait(DISCARD_WAIT)
         with self.lock:
             existing = self.jobs.get(jobid)
             if existing is not None and existing.run_count == run_count:
