@@ -181,12 +181,14 @@ class ExecClient(ExecLike):
         """End-of-job cleanup on the primary mom, in the background (best effort)."""
         job = self.app.state.jobs.get(jobid)
         host = primary_host(job) if job else ""
-        if not host:
+        if not host or job is None:
             return
+        # The run it ends: a late discard must not end the requeued job's next run.
+        run_count = int(job.get("run_count", 0))
 
         def send() -> None:
             try:
-                self.request(host, "discard", job=jobid)
+                self.request(host, "discard", job=jobid, run_count=run_count)
             except PbsError:
                 pass
         threading.Thread(target=send, name="discard-%s" % jobid, daemon=True).start()
