@@ -20,6 +20,7 @@ Job = Dict[str, Any]
 REQUEUE_CODES = frozenset((-3, -4, -5, -6, -7, -15, -16, -18, -20, -22, -30))
 RERUN_IF_RERUNABLE = frozenset((-11, -14))
 WALLTIME_KILLED = -29
+LOST_RUN = -11  # JOB_EXEC_RERUN: the mom found the job's processes gone
 MAX_FAILED_ATTEMPTS = 20
 SESSION_ID_AFTER = 2
 
@@ -89,7 +90,7 @@ def begin_run(app: ServerApp, job: Job, exec_vnode: str, exec_host: str,
     job["comment"] = run_comment(now, exec_vnode)
     job["_last_seq"] = 0
     job["_sent"] = False
-    for private in ("_exit", "_started", "_run_seconds", "_obit", "session_id"):
+    for private in ("_exit", "_started", "_run_seconds", "_obit", "session_id", "_exception"):
         job.pop(private, None)
     set_state(job, st.RUNNING, st.SUB_PRERUN)
     touch(app, job)
@@ -276,6 +277,9 @@ def _comment_suffix(job: Job, status: int) -> str:
         return "and terminated by %s" % deleted_by if deleted_by else "and terminated"
     if status == WALLTIME_KILLED:
         return "and exceeded resource walltime"
+    if status == LOST_RUN and job.get("_exception"):
+        # A run whose processes vanished and that may not rerun: say why (issue 6).
+        return "and failed: %s" % job["_exception"]
     return "and finished" if status == 0 else "and failed"
 
 
