@@ -16,6 +16,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Dict, Optional
 
+from fake_pbs.hooks import runas
 from fake_pbs.model.hooks import EVENT_BITS, Hook
 
 CHILD = Path(__file__).resolve().parent / "pylib" / "pbs_python.py"
@@ -75,22 +76,45 @@ def _run_in(work: Path, hook: Hook, event: str, context: Dict[str, Any]) -> Hook
         config.write_text(hook.config, encoding="utf-8", errors="surrogateescape")
         spec["config_file"] = str(config)
     in_path, out_path = work / "hook.in", work / "hook.out"
+    who = runas.for_hook(hook, event, context)
+    log_fd = -1
+    if who is not None and spec.get("log_file"):
+        # The owner may not open the daemon's log: it inherits it open, for appending.
+        log_fd = os.open(str(spec["log_file"]), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        spec["log_fd"] = log_fd
     in_path.write_text(json.dumps(spec), encoding="utf-8", errors="surrogateescape")
-    child = subprocess.Popen([sys.executable, "-E", "-s", str(CHILD), str(in_path),
-                              str(out_path)], cwd=str(work), stdin=subprocess.DEVNULL,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                             start_new_session=True)
     try:
-        status = child.wait(timeout=max(1, hook.alarm))
-    except subprocess.TimeoutExpired:
-        _kill_group(child)
-        return HookRun("alarm", exit_status=EXIT_ALARM)
+        child = _spawn(work, who, in_path, out_path, log_fd)
+        try:
+            status = child.wait(timeout=max(1, hook.alarm))
+        except subprocess.TimeoutExpired:
+            _kill_group(child)
+            return HookRun("alarm", exit_status=EXIT_ALARM)
+    finally:
+        if log_fd >= 0:
+            os.close(log_fd)
     try:
         outcome = json.loads(out_path.read_text(encoding="utf-8", errors="surrogateescape"))
     except (OSError, ValueError):
         return HookRun("exception", "hook process ended without a result", status)
     result = str(outcome.get("result") or "exception")
     return HookRun(result, str(outcome.get("message") or ""), status, outcome)
+
+
+def _spawn(work: Path, who: Optional[runas.RunAs], in_path: Path, out_path: Path,
+           log_fd: int) -> "subprocess.Popen[bytes]":
+    if who is None:
+        return subprocess.Popen([sys.executable, "-E", "-s", str(CHILD), str(in_path),
+                                 str(out_path)], cwd=str(work), stdin=subprocess.DEVNULL,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                start_new_session=True)
+    child = runas.prepare(work, who)
+    return subprocess.Popen([runas.interpreter(sys.executable), "-E", "-s", str(child),
+                             str(in_path), str(out_path)], cwd=str(work),
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True,
+                            env=runas.environment(who), user=who.uid, group=who.gid,
+                            extra_groups=[], pass_fds=(log_fd,) if log_fd >= 0 else ())
 
 
 def _kill_group(child: "subprocess.Popen[bytes]") -> None:

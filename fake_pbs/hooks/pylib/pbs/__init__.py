@@ -268,11 +268,15 @@ def reboot(cmd: str = "") -> None:
 
 def _write_log(eventtype: int, cls: str, obj: str, msg: str) -> None:
     path = _spec.get("log_file")
-    if not path:
+    inherited = int(_spec.get("log_fd", -1))
+    if not path and inherited < 0:
         return
     stamp = time.strftime("%m/%d/%Y %H:%M:%S", time.localtime())
     daemon = str(_spec.get("daemon", "pbs_python"))
     line = "%s;%04x;%s;%s;%s;%s\n" % (stamp, eventtype & 0x7FFF, daemon, cls, obj, msg)
+    if inherited >= 0:  # a hook run as the job's owner: the daemon opened its log for it
+        os.write(inherited, line.encode("utf-8", "surrogateescape"))
+        return
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, line.encode("utf-8", "surrogateescape"))
