@@ -54,7 +54,7 @@ class ServerApp:
     def install_defaults(self) -> None:
         state = self.state
         state.server = defaults.server_attrs(self.server_name, self.host)
-        state.sched = defaults.sched_attrs(self.host)
+        state.sched = defaults.sched_attrs(self.host, str(self.home))
         state.queues = {"workq": defaults.queue_attrs()}
         state.nodes = {}
         self._add_missing_nodes()

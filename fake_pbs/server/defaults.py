@@ -37,11 +37,16 @@ def server_attrs(server_name: str, host: str) -> Attrs:
     }
 
 
-def sched_attrs(host: str) -> Attrs:
+def sched_attrs(host: str, home: str = "/var/spool/pbs") -> Attrs:
+    """The default scheduler object in PBS's ``qmgr -c 'list sched'`` order (d07)."""
     return {
         "sched_host": host,
-        "pbs_version": PBS_VERSION,
         "sched_cycle_length": "00:20:00",
+        "throughput_mode": "True",
+        "job_run_wait": "runjob_hook",
+        "partition": "pbs-default",
+        "sched_priv": "%s/sched_priv" % home,
+        "sched_log": "%s/sched_logs" % home,
         "scheduling": "True",
         "scheduler_iteration": "600",
         "state": "idle",
