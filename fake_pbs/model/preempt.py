@@ -111,19 +111,24 @@ def _requested_time(job: Mapping[str, str]) -> Tuple[int, str]:
 
 
 def _used_time(job: Mapping[str, str], res: str, now: float) -> float:
+    """Time used so far: the mom's last report, or the time since the start when that is more
+    (the fake's moms report resources_used only at the end; PBS's every few seconds)."""
+    reported = 0.0
     used = job.get("resources_used." + ("walltime" if res != "cput" else "cput"))
     if used:
         try:
-            return float(walltime_seconds(used))
+            reported = float(walltime_seconds(used))
         except ValueError:
             pass
+    if res == "cput":
+        return reported
     started = job.get("stime")
     if started:
         try:
-            return max(now - float(started), 0.0)
+            return max(now - float(started), reported)
         except ValueError:
             pass
-    return 0.0
+    return reported
 
 
 def methods_for(job: Mapping[str, str], order: Sequence[OrderStep], now: float) -> str:

@@ -1,0 +1,46 @@
+"""One fake cluster for the preemption tests: server ``vm``, one host ``vm`` with ncpus=1 (as
+PBS's pbs_preemption.py), reset before each test; always stopped at the end of the session."""
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from fake_pbs import paths
+from fake_pbs.testing import FakeCluster
+from preemptrig import PreemptRig
+
+
+@pytest.fixture(scope="session")
+def preempt_cluster() -> Iterator[FakeCluster]:
+    home = Path(tempfile.mkdtemp(prefix="fpre-"))
+    os.chmod(str(home), 0o755)
+    cluster = FakeCluster(home, "vm", [{"name": "vm", "ncpus": 1, "mem": "8gb", "ngpus": 0}])
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def rig(preempt_cluster: FakeCluster, monkeypatch: Any) -> Iterator[PreemptRig]:
+    preempt_cluster.reset()
+    _settle(preempt_cluster.home)
+    monkeypatch.setenv("FAKE_PBS_HOME", str(preempt_cluster.home))
+    monkeypatch.setenv("PATH", preempt_cluster.env["PATH"])
+    monkeypatch.setenv("FAKE_PBS_AUTOSTART", "0")
+    yield PreemptRig(preempt_cluster)
+
+
+def _settle(home: Path, timeout: float = 20.0) -> None:
+    """Wait (bounded) until the mom finished the end of the previous test's jobs (a slow
+    execjob_end of a job killed by the reset must not log into this test's window)."""
+    jobs = paths.mom_priv(home, "vm") / "jobs"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not jobs.exists() or not any(jobs.iterdir()):
+            return
+        time.sleep(0.1)
