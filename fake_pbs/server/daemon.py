@@ -8,6 +8,7 @@ from fake_pbs.server.app import ServerApp
 from fake_pbs.server.execclient import ExecClient
 from fake_pbs.server.handlers import load_all
 from fake_pbs.server.listener import Listener
+from fake_pbs.server.nodehealth import NodeHealth
 from fake_pbs.server.scheduling import Scheduler
 
 
@@ -35,12 +36,15 @@ def run(home: Path, install_signals: Optional[Callable[[Callable[[], None]], Any
     _write_pid(home)
     _write_version(home)
     app.log.server("Server@%s started, pid %d" % (app.server_name, os.getpid()))
+    health = NodeHealth(app)
+    health.check_round()  # stale runs on the moms are discarded before anything is scheduled
     scheduler = app.scheduler
     assert isinstance(scheduler, Scheduler)
     scheduler.start()
     execs = app.execs
     assert isinstance(execs, ExecClient)
     execs.resume_all()
+    health.start()
     app.trigger_schedule()
     try:
         listener.serve_forever()
@@ -48,6 +52,7 @@ def run(home: Path, install_signals: Optional[Callable[[Callable[[], None]], Any
         app.stopping.set()
         listener.close()
         scheduler.join(5.0)
+        health.join(5.0)
         app.log.server("Server@%s shutting down" % app.server_name)
         with app.state.lock:
             app.state.store.close()

@@ -5,6 +5,7 @@ its daemons through ``fake_pbs.control`` (as ``fake-pbs start`` does) and, in :m
 stops them and SIGKILLs whatever still names the home (daemons, shepherds, job shells, hook
 runs), so a failing test leaves nothing behind.  Every wait is bounded.
 """
+import json
 import os
 import shutil
 import signal
@@ -26,9 +27,11 @@ class Rig:
     """One fake cluster in its own home: ``hosts`` like ``["n1:ncpus=4"]``."""
 
     def __init__(self, hosts: Sequence[str] = ("n1:ncpus=4", "n2:ncpus=4"),
-                 server_name: str = "vm") -> None:
+                 server_name: str = "vm", config: Optional[Dict[str, Any]] = None) -> None:
         self.home = Path(tempfile.mkdtemp(prefix="fprel", dir="/tmp"))
         self.home.chmod(0o755)
+        # Fake-only settings (node_down_after, ...) go into cluster.json before the start.
+        paths.config_file(self.home).write_text(json.dumps(dict(config or {})))
         self.work = self.home / "work"
         self.work.mkdir()
         self.work.chmod(0o777)
