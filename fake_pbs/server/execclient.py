@@ -80,10 +80,9 @@ class ExecClient(ExecLike):
                 if not job.get("_sent") and failures >= _START_ATTEMPTS:
                     self._lost(jobid, job, "could not reach mom %s" % host)
                     return
+                # A mom that stays away: its node goes down and node_fail_requeue applies
+                # (nodehealth.py); until then keep trying, the run may well resume.
                 lost_since = lost_since or time.monotonic()
-                if job.get("_sent") and time.monotonic() - lost_since > self._requeue_after():
-                    self._lost(jobid, job, "mom %s did not come back" % host)
-                    return
                 time.sleep(_RETRY_PAUSE)
                 continue
             try:
@@ -97,12 +96,6 @@ class ExecClient(ExecLike):
                 return
             lost_since = lost_since or time.monotonic()
             time.sleep(_RETRY_PAUSE)
-
-    def _requeue_after(self) -> float:
-        try:
-            return float(self.app.state.server.get("node_fail_requeue", "310"))
-        except ValueError:
-            return 310.0
 
     def _stream(self, channel: protocol.LineChannel, jobid: str, job: Dict[str, Any]) -> bool:
         if job.get("_sent"):
