@@ -22,7 +22,10 @@ def preempt_cluster() -> Iterator[FakeCluster]:
         cluster.start()
         yield cluster
     finally:
-        cluster.stop()
+        try:
+            cluster.reset()  # kills the last test's jobs: no job shell outlives the session
+        finally:
+            cluster.stop()
 
 
 @pytest.fixture
