@@ -1,7 +1,7 @@
 """``fake-pbs``: start, stop and inspect a fake PBS cluster; the commands' embedded autostart.
 
     fake-pbs start [--server-name NAME] [--host NAME[:ncpus=N][:mem=SIZE][:ngpus=G]]...
-    fake-pbs stop | status | env | restart | kill server | kill mom HOST
+    fake-pbs stop [--now] | status | env | restart | kill server | kill mom HOST
     fake-pbs fault HOST fork|join|jobdir|comm | fake-pbs fault clear [HOST]
 
 ``start`` writes ``cluster.json`` (when options are given or none exists), starts whichever of the
@@ -250,15 +250,19 @@ def _wait_exit(pids: List[int], seconds: float) -> bool:
     return not any(_alive(p) for p in pids)
 
 
-def stop(home: Path) -> None:
-    """Phased stop: server first (no new work), then the moms; SIGKILL what outlives the wait."""
+def stop(home: Path, now: bool = False) -> None:
+    """Phased stop: the server starts nothing new and lets in-flight starts settle (bounded),
+    then exits; then each mom refuses new starts, finishes its in-flight set-ups, hooks and
+    cleanups (bounded) and exits.  Job shells run on under their shepherds; the next start
+    re-adopts them.  ``now``: no waiting (the server exits at once, the moms are killed); the
+    next start recovers whatever was in flight.  SIGKILL for what outlives the bounds."""
     with _lock(home):
         pids = _read_pids(home)
         server = pids.get("server", 0)
         try:
-            channel = protocol.connect(paths.server_socket(home), timeout=2.0)
+            channel = protocol.connect(paths.server_socket(home), timeout=_STOP_SECONDS + 5)
             try:
-                protocol.call(channel, "shutdown", now=True)
+                protocol.call(channel, "shutdown", now=now)
             finally:
                 channel.close()
         except Exception:
@@ -267,7 +271,7 @@ def stop(home: Path) -> None:
             _terminate(server, signal.SIGKILL)
         moms = [pid for key, pid in pids.items() if key.startswith("mom:")]
         for pid in moms:
-            _terminate(pid, signal.SIGTERM)
+            _terminate(pid, signal.SIGKILL if now else signal.SIGTERM)
         if not _wait_exit(moms, _STOP_SECONDS):
             for pid in moms:
                 _terminate(pid, signal.SIGKILL)
@@ -342,7 +346,9 @@ def _parser() -> argparse.ArgumentParser:
     start_p.add_argument("--server-name")
     start_p.add_argument("--host", action="append", default=[],
                          help="NAME[:ncpus=N][:mem=SIZE][:ngpus=G] (repeatable)")
-    sub.add_parser("stop", help="stop every daemon")
+    stop_p = sub.add_parser("stop", help="stop every daemon (phased: in-flight work settles)")
+    stop_p.add_argument("--now", action="store_true",
+                        help="no waiting: what was in flight is recovered at the next start")
     sub.add_parser("restart", help="stop, then start")
     sub.add_parser("status", help="show which daemons answer")
     sub.add_parser("env", help="print the export lines for PATH and FAKE_PBS_HOME")
@@ -366,7 +372,7 @@ def main(argv: Optional[List[str]] = None) -> None:
             start(home, args.server_name, hosts)
             print("fake PBS cluster running in %s" % home)
         elif args.command == "stop":
-            stop(home)
+            stop(home, now=args.now)
         elif args.command == "restart":
             stop(home)
             start(home)

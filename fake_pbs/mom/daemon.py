@@ -17,7 +17,8 @@ import os
 import socket
 import struct
 import threading
-from typing import Any, Dict, Optional, Tuple
+import time
+from typing import Any, Dict, List, Optional, Tuple
 
 from fake_pbs.model.errors import (PBSE_BADCRED, PBSE_IVALREQ, PBSE_JOBEXIST, PBSE_UNKJOBID,
                                    PBSE_UNKREQ, PbsError)
@@ -29,6 +30,7 @@ from fake_pbs.mom.sisters import DropConnection, SisterJobs
 from fake_pbs.protocol import LineChannel, Message, ok
 
 STREAM_POLL = 1.0
+DRAIN_SECONDS = 10.0  # bound on a phased stop (fake-pbs stop waits 15 s before SIGKILL)
 DISCARD_WAIT = 60.0  # bound on waiting for the previous run's cleanup (execjob_end alarm)
 
 
@@ -84,7 +86,14 @@ class MomDaemon:
         assert self.listener is not None
         self.ctx.log.server("Is up")
         hookpoints.exechost_startup(self.ctx.site(False))
-        while not self.stopping.is_set():
+        drain_until: Optional[float] = None
+        while True:
+            if self.stopping.is_set():
+                # Phased stop: refuse new starts, keep serving the rest (sisters, signals)
+                # until the in-flight starts, epilogues and cleanups are over, or the bound.
+                drain_until = drain_until or time.monotonic() + DRAIN_SECONDS
+                if not self.in_flight() or time.monotonic() >= drain_until:
+                    break
             try:
                 conn, _ = self.listener.accept()
             except socket.timeout:
@@ -104,6 +113,19 @@ class MomDaemon:
 
     def stop(self) -> None:
         self.stopping.set()
+
+    def in_flight(self) -> List[str]:
+        """Jobs this mom is busy with beyond watching a running shell: set-up and prologue,
+        epilogue and stage-out, end-of-job cleanup (execjob_end)."""
+        with self.lock:
+            jobs = list(self.jobs.values())
+            busy = list(self.discarding)
+        for job in jobs:
+            if job.thread is None or not job.thread.is_alive() or job.done:
+                continue
+            if not job.events.has("start") or job.files.exit.exists():
+                busy.append(job.jobid)
+        return busy
 
     # ---- one connection ------------------------------------------------------------------------
 
@@ -216,6 +238,8 @@ class MomDaemon:
             return job, int(msg.get("after_seq", 0))
         spec = dict(msg["job"])
         jobid, run_count = str(spec["id"]), int(spec.get("run_count", 1))
+        if self.stopping.is_set():
+            raise PbsError(PBSE_IVALREQ, "mom is shutting down")
         with self.lock:
             cleanup = self.discarding.get(jobid)
         if cleanup is not None:

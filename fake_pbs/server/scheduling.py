@@ -96,7 +96,7 @@ class Scheduler(SchedulerLike):
         app = self.app
         with self._cycle_lock:
             with app.state.lock:
-                if not force and not self.enabled():
+                if (not force and not self.enabled()) or app.draining.is_set():
                     return
                 self.cycles += 1
                 app.sched_log.write(DEBUG, "Req", "", "Starting Scheduling Cycle")

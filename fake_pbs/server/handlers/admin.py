@@ -17,11 +17,19 @@ def ping(ctx: Context, request: Dict[str, Any]) -> Dict[str, Any]:
     return {"server_name": ctx.app.server_name, "pid": os.getpid()}
 
 
-@handler("shutdown")
+@handler("shutdown", locked=False)
 def shutdown(ctx: Context, request: Dict[str, Any]) -> None:
-    """Stop the server (the listener closes after replying); running jobs keep running."""
-    require_manager(ctx)
+    """Stop the server (the listener closes after replying); running jobs keep running.
+
+    Phased unless ``now``: no job starts any more, and the starts already sent to a mom settle
+    (the job shell runs, or the run ends) within a bound, so that nothing is half-started.
+    """
+    with ctx.app.state.lock:
+        require_manager(ctx)
     ctx.app.log.server("shutdown requested by %s" % ctx.caller.name)
+    if not request.get("now"):
+        from fake_pbs.server.drain import drain  # the stop path only
+        drain(ctx.app)
     return None
 
 
