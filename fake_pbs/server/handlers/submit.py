@@ -151,6 +151,9 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     if is_array:
         for index in indices:
             create_subjob(app, job, seq, index)
+    # svr_enquejob's line precedes req_quejob's (f05, h01): state is the job's letter (Q or H).
+    app.log.job(jobid, "enqueuing into %s, state %s hop 1" % (queue, job.get("job_state", "Q")),
+                0x0100)
     app.log.job(jobid, "Job Queued at request of %s, owner = %s, job name = %s, queue = %s" % (
         ctx.caller.name, job["Job_Owner"], name, queue))
     app.acct.record("Q", jobid, "%s %s " % (lifecycle.acct_base(job),
