@@ -20,6 +20,8 @@ from fake_pbs import control, paths, protocol
 from fake_pbs.model.errors import PbsError
 
 BIN = str(paths.bin_dir())
+# An interpreter every user may run (the venv's may live under root's home).
+USER_PYTHON = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
 POLL = 0.05
 
 
@@ -84,6 +86,8 @@ class Rig:
             import pwd
             entry = pwd.getpwnam(user)
             extra = {"preexec_fn": _become(entry.pw_uid, entry.pw_gid, user)}
+            env = dict(env or self.env)
+            env["FAKE_PBS_PYTHON"] = USER_PYTHON
         return subprocess.run(list(argv), input=input, env=env or self.env,
                               cwd=cwd or str(self.work), stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, universal_newlines=True, timeout=60,
