@@ -21,7 +21,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from fake_pbs import paths
 from fake_pbs.model.errors import PBSE_HOOK_REJECT, PBSE_UNKSIG, PbsError
-from fake_pbs.mom import hookpoints
+from fake_pbs.mom import hookpoints, vnodemap
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.delivery import deliver
 from fake_pbs.mom.durable import read_json, write_json
@@ -156,6 +156,7 @@ class MomJob:
         log.job(self.jobid, "execvnode=%s" % self.job.get("exec_vnode", ""), 0x0400)
         log.job(self.jobid, "schedselect=%s" % self.job.get("attrs", {}).get(
             "schedselect", self.job.get("attrs", {}).get("Resource_List.select", "")), 0x0400)
+        vnodemap.log_setup(ctx.home, self.job, ctx.host, log.job)
         begin = self._hook("execjob_begin")
         if not begin.accept:
             code = JOB_EXEC_FAILHOOK_DELETE if begin.delete else JOB_EXEC_FAILHOOK_RERUN
@@ -272,10 +273,16 @@ class MomJob:
             if not self.events.has("exception"):
                 self.events.append("exception", type="exec", severity=0, note=failure.note)
             self._remove_work_files()
+            # exec_bail ends the job as a (task-less) kill_job does (f04, f13).
+            log = self.ctx.log
+            log.job(self.jobid, "task 00000001 cput=00:00:00", 0x0100)
+            log.job(self.jobid, "kill_job")
+            log.job(self.jobid, "%s cput=00:00:00 mem=0kb" % self.ctx.host, 0x0100)
             self.events.append("finish", status=failure.code, resources_used={})
-            self.ctx.log.job(self.jobid, "Obit sent", 0x0100)
+            log.job(self.jobid, "Obit sent", 0x0100)
         if not self.events.complete:
             self.events.append("release", vnodes=[self.ctx.host] + list(self.sisters), final=True)
+            self.ctx.log.job(self.jobid, "no active tasks")
 
     def _abort_sisters(self) -> None:
         sent = 0
@@ -507,6 +514,8 @@ class MomJob:
         finish = self.events.first("finish")
         hookpoints.execjob_end(self._site(), self.job,
                                None if finish is None else int(finish.get("status", 0)))
+        if not self.events.has("start"):
+            self.ctx.log.job(self.jobid, "no active tasks")  # a job that never started (f04)
         self.ctx.log.job(self.jobid, "kill_job")
         self._remove_work_files()
         try:

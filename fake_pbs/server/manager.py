@@ -402,6 +402,8 @@ def _commit(app: Any, view: Managed, outcome: Outcome) -> None:
             state.save_queue(name)
         elif kind == "node":
             state.save_node(name)
+            from fake_pbs.mom import vnodemap  # moms rebuild their vnode entries (f04)
+            vnodemap.touch(app.home)
         elif kind == "sched":
             state.save_sched()
         elif kind == "resource":

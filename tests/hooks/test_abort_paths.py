@@ -87,7 +87,6 @@ def test_prologue_exception_on_primary_holds_after_too_many_attempts(hc: Cluster
                                     "exception, request rejected" % jobid)
     for host in ("node1", "node2", "node3"):
         assert len(hc.messages("mom:" + host, "called execjob_abort hook on " + host)) == 3
-    assert hc.messages("server", "Job;%s;job held, too many failed attempts to run" % jobid)
 
 
 def test_launch_hook_exception_deletes_the_job_after_abort(hc: Cluster) -> None:
