@@ -81,8 +81,9 @@ RELEASE_BEFORE: Dict[str, List[Step]] = {
 RELEASE_LOGS: List[Tuple[str, str, LogSpec]] = [
     ("f05_server_logs_grep_21.vm.log", "f07b_qstat_held_job_s",
      LogSpec("server", by_objects=True)),
+    # replay_f.sh: grep -F "$FA" (the job id anywhere in the line, hook messages included)
     ("f04_mom_logs_grep_21.vm.log", "f07b_qstat_held_job_s",
-     LogSpec("mom", exclude=_MOM_NOISE, by_objects=True)),
+     LogSpec("mom", include=r"21\.vm", exclude=_MOM_NOISE)),
     ("f04d_mom_logs_ran_lines.log", "f07b_qstat_held_job_s",
      LogSpec("mom", include="ran execjob")),
     ("f13_mom_logs_abort_raise_first_attempts.log", "f12_qstat_fxjson_abort_raise_final",
