@@ -58,7 +58,9 @@ RELEASE_BEFORE: Dict[str, List[Step]] = {
     "d09_qmgr_syntax_error": [
         Run("root", "qmgr -c 'set sched preempt_order = SCR'", "", "replay.sh after d08l")],
     "e01_pbsnodes_a": [Run("root", "qmgr -c 'delete hook h1'", "", "f00 (not in the set)")],
-    "g06_qsub_express": [Wait("19.vm", "R", 20, "waitstate $V R 20; sleep 2")],
+    "g06_qsub_express": [Wait("19.vm", "R", 20, "waitstate $V R 20"),
+                         Run("root", "sleep 2", "", "replay.sh: sleep 2 (the victim runs 2 s;"
+                             " PBS shows its session_id, g08)")],
     "g08_qstat_fxjson_victim": [Wait("19.vm", "F", 40, "waitstate $V F 40")],
     "f01_setup_hooks": [
         Run("root", "qdel 20.vm; qmgr -c 'set node vm resources_available.ncpus=2';"
