@@ -48,13 +48,20 @@ class ExecClient(ExecLike):
             self._spawn(jobid)
 
     def _spawn(self, jobid: str) -> None:
+        # One follower per run: the thread of the previous run may still be finishing its
+        # final event when the requeued job is sent again.
+        with self.app.state.lock:
+            job = self.app.state.jobs.get(jobid)
+            key = "%s#%s" % (jobid, job.get("run_count", "0") if job else "0")
         with self._guard:
-            current = self._threads.get(jobid)
+            for old in [k for k, t in self._threads.items() if not t.is_alive()]:
+                del self._threads[old]
+            current = self._threads.get(key)
             if current is not None and current.is_alive():
                 return
             thread = threading.Thread(target=self._follow, args=(jobid,),
-                                      name="exec-%s" % jobid, daemon=True)
-            self._threads[jobid] = thread
+                                      name="exec-%s" % key, daemon=True)
+            self._threads[key] = thread
         thread.start()
 
     def _snapshot(self, jobid: str) -> Optional[Dict[str, Any]]:
@@ -67,9 +74,11 @@ class ExecClient(ExecLike):
     def _follow(self, jobid: str) -> None:
         failures = 0
         lost_since: Optional[float] = None
+        first = self._snapshot(jobid)
+        run_count = first.get("run_count") if first else None
         while not self.app.stopping.is_set():
             job = self._snapshot(jobid)
-            if job is None:
+            if job is None or job.get("run_count") != run_count:
                 return
             host = primary_host(job)
             try:

@@ -24,6 +24,13 @@ LOST_RUN = -11  # JOB_EXEC_RERUN: the mom found the job's processes gone
 MAX_FAILED_ATTEMPTS = 20
 SESSION_ID_AFTER = 2
 
+RERUN_MESSAGES = {
+    -16: "hook rejected request, requiring job to be rerun",
+    -17: "hook rejected request, requiring job to be deleted",
+    -19: "a hook requested for job to be deleted",
+    -30: "Mom rejected job due to join job error",
+}
+
 RESOURCES_USED_START = {
     "resources_used.cpupercent": "0", "resources_used.cput": "00:00:00",
     "resources_used.mem": "0kb", "resources_used.vmem": "0kb",
@@ -182,8 +189,6 @@ def apply_event(app: ServerApp, event: Dict[str, Any]) -> bool:
     if kind == "start":
         _on_start(app, job, event)
     elif kind == "exception":
-        app.log.job(job["_id"], "%s" % event.get("note", event.get("type", "exception")),
-                    DEBUG)
         job["_exception"] = event.get("note", "")
         save(app, job)
     elif kind == "finish":
@@ -235,6 +240,7 @@ def _on_finish(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
     for key, value in used.items():
         name = key if key.startswith("resources_used.") else "resources_used." + key
         job[name] = str(value)
+    job["_substate_at_obit"] = int(job.get("substate", st.SUB_RUNNING))
     if job.get("job_state") in (st.RUNNING, st.SUSPENDED):
         set_state(job, st.EXITING, st.SUB_EXITING)
     touch(app, job)
@@ -249,6 +255,11 @@ def complete(app: ServerApp, job: Job) -> None:
     release_vnodes(app, job)
     if app.execs is not None:
         app.execs.discard(jobid, job.get("_hosts") or [])
+    app.log.job(jobid, "Obit received momhop:%s serverhop:%s state:%s substate:%s" % (
+        job.get("run_count", "1"), job.get("run_count", "1"), "R",
+        job.get("_substate_at_obit", st.SUB_RUNNING)), DEBUG)
+    if status in RERUN_MESSAGES:
+        app.log.job(jobid, RERUN_MESSAGES[status], 0x0009)
     rerunable = job.get("Rerunable", "True") == "True"
     if job.pop("_rerun", None) and job.get("_deleted_by") is None:
         status = -11  # JOB_EXEC_RERUN: qrerun or preemption by requeue (k04, k14b)
@@ -259,7 +270,7 @@ def complete(app: ServerApp, job: Job) -> None:
             or (status in RERUN_IF_RERUNABLE and rerunable)):
         job["Exit_status"] = str(status)
         _account_end(app, job, "R", status)
-        requeue(app, job, failed_start=status in (-3, -16, -22, -30) and not job.get("_started"))
+        requeue(app, job, failed_start=not job.get("_started"))
         return
     job["Exit_status"] = str(status)
     hookpoints.current().jobobit(app, job)
@@ -304,16 +315,21 @@ def release_vnodes(app: ServerApp, job: Job) -> None:
 
 
 def requeue(app: ServerApp, job: Job, failed_start: bool = False) -> None:
-    """Back to Q (req_jobobit.c rerun paths); hold after too many failed starts."""
-    for name in ("exec_host", "exec_vnode", "session_id", "_session_id", "_sent", "_exit"):
+    """Back to Q (req_jobobit.c rerun paths); after more than 20 runs that never got going,
+    hold it: H, Hold_Types s, ``job held, too many failed attempts to run`` (f12, m04)."""
+    for name in ("exec_host", "exec_vnode", "session_id", "_session_id", "_sent", "_exit",
+                 "jobdir"):
         job.pop(name, None)
-    if failed_start:
-        job["_failed_attempts"] = int(job.get("_failed_attempts", 0)) + 1
-    if int(job.get("_failed_attempts", 0)) > MAX_FAILED_ATTEMPTS:
-        job["Hold_Types"] = "s" if job.get("Hold_Types", "n") == "n" else (
-            job["Hold_Types"] + "s")
+    for name in [n for n in job if n.startswith("resources_used.")]:
+        del job[name]
+    job["obittime"] = str(job.pop("_obit", app.now()))
+    if failed_start and int(job.get("run_count", "0")) > MAX_FAILED_ATTEMPTS:
+        holds = job.get("Hold_Types", "n").replace("n", "")
+        job["Hold_Types"] = holds + "s" if "s" not in holds else holds
         job["comment"] = "job held, too many failed attempts to run"
+        job.pop("etime", None)
         set_state(job, st.HELD, st.SUB_HELD)
+        app.log.job(job["_id"], "job held, too many failed attempts to run", 0x0008)
     else:
         set_state(job, st.QUEUED, st.SUB_QUEUED)
     touch(app, job)
