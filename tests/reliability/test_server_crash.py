@@ -5,6 +5,7 @@ jobs keep running and end with their true Exit_status; finished jobs' records ar
 is left stuck in any state.
 """
 import time
+from typing import Dict
 
 from .rig import Rig, wait_for
 
@@ -41,7 +42,7 @@ def test_shell_keeps_running_while_no_server_runs(rig: Rig) -> None:
 def test_repeated_kills_during_a_stream_of_jobs(rig: Rig) -> None:
     """Kills land while jobs queue, start, run and exit: each job ends once, F, with the
     status its script chose; ids stay unique across restarts."""
-    expected = {}
+    expected: Dict[str, str] = {}
     for round_ in range(3):
         for i in range(6):
             code = (round_ * 6 + i) % 5
@@ -51,8 +52,8 @@ def test_repeated_kills_during_a_stream_of_jobs(rig: Rig) -> None:
         rig.restart_missing()
     assert len(expected) == 18
     seen = rig.wait_all(list(expected), timeout=90)
-    for jobid, code in expected.items():
-        assert seen[jobid]["Exit_status"] == code, (jobid, seen[jobid])
+    for jobid, status in expected.items():
+        assert seen[jobid]["Exit_status"] == status, (jobid, seen[jobid])
         assert seen[jobid]["run_count"] == "1", (jobid, seen[jobid])
 
 
