@@ -328,8 +328,8 @@ def requeue(app: ServerApp, job: Job, failed_start: bool = False) -> None:
         job["Hold_Types"] = holds + "s" if "s" not in holds else holds
         job["comment"] = "job held, too many failed attempts to run"
         job.pop("etime", None)
+        # check_failed_attempts (req_runjob.c) sets the hold and comment but logs nothing (f05)
         set_state(job, st.HELD, st.SUB_HELD)
-        app.log.job(job["_id"], "job held, too many failed attempts to run", 0x0008)
     else:
         set_state(job, st.QUEUED, st.SUB_QUEUED)
     touch(app, job)
