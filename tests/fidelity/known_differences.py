@@ -22,6 +22,15 @@ TIMING_SNAPSHOTS: Dict[str, str] = {
 }
 
 KNOWN_DIFFERENCES: Dict[str, str] = {
+    "f13_mom_logs_abort_raise_first_attempts": (
+        "an 80-line head of the raw mom log: PBS's request-protocol lines (Received request, "
+        "Type N request received ... sock=, send_resc_used, received ack obits) and the "
+        "pbs_python execve lines have no counterpart in the fake (Unix-socket JSON requests; "
+        "hooks run by the current python from a per-run work directory); every hook and job "
+        "line of the excerpt is pinned by tests/hooks and by f04"),
+    "f23_mom_logs_abort_sleep_first_attempts": (
+        "as f13: PBS's request-protocol and pbs_python execve lines; the alarm lines "
+        "themselves are pinned by tests/hooks/test_abort_faults.py"),
     "i03_qsub_V": ("qsub -V exports nothing in 23.06.06 (upstream #2602); the fake's -V works"),
     "i03b_cat_output": ("qsub -V works in the fake (upstream #2602 fixed): MYVAR is in the job"),
     "i03c_qstat_fx_V": ("qsub -V works in the fake (upstream #2602 fixed): Variable_List has "
