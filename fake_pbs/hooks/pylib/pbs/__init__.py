@@ -277,7 +277,7 @@ def _write_log(eventtype: int, cls: str, obj: str, msg: str) -> None:
     if inherited >= 0:  # a hook run as the job's owner: the daemon opened its log for it
         os.write(inherited, line.encode("utf-8", "surrogateescape"))
         return
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = os.open(str(path), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, line.encode("utf-8", "surrogateescape"))
     finally:
