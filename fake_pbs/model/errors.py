@@ -1,8 +1,8 @@
 """PBS error codes (PBSE_*) and their messages, as OpenPBS 23.06 prints them.
 
 Every user-visible server error travels as a :class:`PbsError` carrying the real PBSE code;
-commands exit with ``code % 256`` (see ``fake_pbs.cli.common``).  Messages keep PBS's exact spelling, including
-the trailing spaces some of them carry.
+commands exit with ``code % 256`` (see ``fake_pbs.cli.common``).  Messages keep PBS's exact
+spelling, including the trailing spaces some of them carry.
 """
 from __future__ import annotations
 
