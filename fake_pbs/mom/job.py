@@ -21,7 +21,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from fake_pbs import paths
 from fake_pbs.model.errors import PBSE_HOOK_REJECT, PBSE_UNKSIG, PbsError
-from fake_pbs.mom import hookpoints, vnodemap
+from fake_pbs.mom import hookpoints, hookshep, vnodemap
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.delivery import deliver
 from fake_pbs.mom.durable import read_json, write_json
@@ -134,7 +134,15 @@ class MomJob:
     def _hook(self, event: str, *args: Any) -> hookpoints.HookResult:
         """Run a hook event (looked up at call time: the hooks engineer fills hookpoints) and
         pass what the hooks asked of the server (attributes, rerun/delete) as an ``update``."""
-        result: hookpoints.HookResult = getattr(hookpoints, event)(self._site(), self.job, *args)
+        result: hookpoints.HookResult
+        if event in hookshep.SHEPHERDED:
+            # Under a detached shepherd: a restarted mom gets the same result, not a second run.
+            result = hookshep.run(self._site(), event, self.job, self.files.dir, list(args))
+            if any(e["ev"] == "update" and e.get("hook_event") == event
+                   for e in self.events.snapshot()):
+                return result  # sent before the mom crashed
+        else:
+            result = getattr(hookpoints, event)(self._site(), self.job, *args)
         if (result.job_attrs or result.rerun or result.delete) and not self.events.complete:
             self.events.append("update", hook_event=event, attrs=dict(result.job_attrs or {}),
                                rerun=result.rerun, delete=result.delete)
@@ -145,6 +153,15 @@ class MomJob:
     def _start(self) -> None:
         try:
             self._setup()
+            self._spawn()
+        except StartFailure as failure:
+            self._bail(failure)
+            return
+        self._watch()
+
+    def _start_from_prologue(self) -> None:
+        try:
+            self._setup_from_prologue()
             self._spawn()
         except StartFailure as failure:
             self._bail(failure)
@@ -175,6 +192,11 @@ class MomJob:
             self._make_tmpdir()
         except OSError as exc:
             raise StartFailure(JOB_EXEC_RETRY, "could not create job directory: %s" % exc)
+        self._setup_from_prologue()
+
+    def _setup_from_prologue(self) -> None:
+        """The prologue onwards; a restarted mom continues here when the prologue had begun."""
+        ctx = self.ctx
         prologue = self._hook("execjob_prologue")
         if not prologue.accept:
             raise StartFailure(hook_reject_code(prologue, "execjob_prologue"),
@@ -487,6 +509,11 @@ class MomJob:
         if self.events.has("exception") and not self.started:
             self._bail(StartFailure(JOB_EXEC_RETRY, "job did not start"))
             return
+        if (not self.started and not self.files.launch.exists()
+                and hookshep.in_progress(self.files.dir, "execjob_prologue")):
+            self.ctx.log.job(self.jobid, "re-adopted execjob_prologue hook run")
+            self._start_from_prologue()
+            return
         if not self.started and self.files.launch.exists():
             # The shepherd may be starting right now: give it a moment to record itself.
             for _ in range(30):
@@ -512,8 +539,8 @@ class MomJob:
         if self.thread is not None and self.thread is not threading.current_thread():
             self.thread.join(timeout=10.0)
         finish = self.events.first("finish")
-        hookpoints.execjob_end(self._site(), self.job,
-                               None if finish is None else int(finish.get("status", 0)))
+        hookshep.run(self._site(), "execjob_end", self.job, self.files.dir,
+                     [None if finish is None else int(finish.get("status", 0))])
         if not self.events.has("start"):
             self.ctx.log.job(self.jobid, "no active tasks")  # a job that never started (f04)
         self.ctx.log.job(self.jobid, "kill_job")
