@@ -42,7 +42,13 @@ _MOM_FILTER = (_MOM_NOISE + r"|;Svr;pbs_python;(-->|sys.modules|BEGIN|DONE)|_pbs
                r"|mom_get_sample")
 
 RELEASE_BEFORE: Dict[str, List[Step]] = {
+    # The capture's server refused root's jobs (stock PBS); the fake allows them by default
+    # (docs/differences.md) and applies the stock rule only while acl_roots is set.
+    "a12_qsub_as_root": [
+        Run("root", "qmgr -c 'set server acl_roots = pbsuser'", "",
+            "stock PBS: root is not in acl_roots (a12 expects Bad UID)")],
     "a14_qsub_bad_select": [
+        Run("root", "qmgr -c 'unset server acl_roots'", "", "undo the a12 set-up"),
         Run("pbsuser", "qsub -h -l walltime hello.sh", "7.vm\n", "a13 (not in the set)")],
     "a19f_qstat_fjson_backslash": [
         Run("pbsuser", "qsub -h -v 'TAB=x\ty' hello.sh", "9.vm\n", "a19e (not in the set)")],
