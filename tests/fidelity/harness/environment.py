@@ -5,7 +5,8 @@ The capture ran on host ``vm``: server and one node ``vm`` (ncpus=2), users ``pb
 ``PATH=/opt/pbs/bin:/opt/pbs/sbin:...`` (scenario/cap.py).  The replay rebuilds that:
 
 * the cluster is started by root in conformance mode, ``fake-pbs start --server-name vm
-  --host vm:ncpus=2``, in a temporary FAKE_PBS_HOME (0755, so every user reaches it);
+  --host vm:ncpus=2:mem=24684084kb`` (the capture machine's memory, e01), in a temporary
+  FAKE_PBS_HOME (0755, so every user reaches it);
 * ``pbsuser`` and ``pbsuser2`` are created with ``useradd -m`` when missing (as
   tools/make_fidelity_users.sh does); commands run as them through setuid/setgid;
 * PATH starts with two shims of exactly the capture's lengths (``/tmp/fpbXXXX`` links to
@@ -38,6 +39,8 @@ from .cases import DATA_DIR, set_dir
 REPO = Path(__file__).resolve().parents[3]
 FAKE_BIN = REPO / "fake_pbs" / "bin"
 GOLDEN_USERS = ("pbsuser", "pbsuser2")
+# The capture's one node: 2 cpus and that machine's memory (e01: resources_available.mem).
+CAPTURE_HOST = "vm:ncpus=2:mem=24684084kb"
 # Created users carry this file in their home: only their homes are ever cleaned.
 USER_MARKER = ".fake_pbs_fidelity_user"
 GOLDEN_PATH_TAIL = ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -185,7 +188,7 @@ class FidelityEnv:
         self.started = True  # from here on, stop() must clean up even if start fails half-way
         done = subprocess.run(
             [sys.executable, str(FAKE_BIN / "fake-pbs"), "start", "--server-name",
-             self.server_name, "--host", "vm:ncpus=2"],
+             self.server_name, "--host", CAPTURE_HOST],
             env=self.base_env(root), capture_output=True, text=True, timeout=60, check=False)
         if done.returncode != 0:
             raise RuntimeError("fake-pbs start failed (exit %d): %s%s\nfix fake_pbs/control.py or "
