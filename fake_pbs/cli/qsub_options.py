@@ -229,7 +229,7 @@ def parse_resource_list(text: str) -> Optional[Pairs]:
     """``res=value[,res=value...]`` as ``set_resources`` reads it; None on a syntax error.
 
     Values may be quoted (quotes removed, commas kept inside them); a name without ``=`` gets
-    an empty value, which verification then refuses for built-in resources.
+    an empty value, which qsub's verification drops (a13: the resource is left unset).
     """
     pairs: Pairs = []
     i, n = 0, len(text)

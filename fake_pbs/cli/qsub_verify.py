@@ -91,9 +91,14 @@ def verify(attrs: Dict[str, str], reslist: Dict[str, str], host: str, cwd: str,
                 attrs[name] = prepare_path(attrs[name], host, cwd)
             except PbsError:
                 raise VerifyError("%s: illegal -%s value" % (cmd, letter), 2, True) from None
-    for res, value in reslist.items():
+    for res, value in list(reslist.items()):
         defn = resources.lookup(res)
         if defn is None:
+            continue
+        if not value and cmd == "qsub":
+            # a13: ``qsub -l walltime hello.sh`` is accepted (exit 0) and the job has no
+            # walltime: PBS decodes an empty resource value as "not set".
+            del reslist[res]
             continue
         try:
             reslist[res] = ecl.verify_resource(defn, value)

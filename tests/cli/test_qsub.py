@@ -122,6 +122,16 @@ def test_capital_v_exports_the_environment(stub: StubServer, capsys: Cap,
     assert ",MYVAR=hello123" in value and "PBS_O_FAKE" not in value
 
 
+def test_a13_resource_without_value_is_left_unset(stub: StubServer, capsys: Cap) -> None:
+    """a13 (master set; release job 7.vm in b22e): `qsub -l walltime hello.sh` exits 0 and
+    the job has no Resource_List.walltime."""
+    argv = ["-h", "-l", "walltime", "hello.sh"]
+    assert run(qsub.body, argv, capsys)[0] == 0
+    attrs = submitted(stub)
+    assert "Resource_List.walltime" not in attrs
+    assert attrs["Submit_arguments"] == " ".join(argv)
+
+
 def test_resources_are_normalized(stub: StubServer, capsys: Cap) -> None:
     """j11/j11b/j11e/j12d: walltime stored HH:MM:SS, bare bytes get `b`."""
     argv = ["-h", "-l", "walltime=90.5", "-l", "mem=1048576,ncpus=2", "hello.sh"]
