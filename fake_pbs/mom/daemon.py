@@ -22,7 +22,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from fake_pbs.model.errors import (PBSE_BADCRED, PBSE_IVALREQ, PBSE_JOBEXIST, PBSE_UNKJOBID,
                                    PBSE_UNKREQ, PbsError)
-from fake_pbs.mom import hookpoints
+from fake_pbs.mom import hookpoints, hookshep
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.durable import read_json
 from fake_pbs.mom.job import MomJob
@@ -80,6 +80,11 @@ class MomDaemon:
                 continue
             momjob = MomJob(self.ctx, job)
             self.jobs[momjob.jobid] = momjob
+            if momjob.done and hookshep.in_progress(momjob.files.dir, "execjob_end"):
+                # Killed mid-discard (execjob_end had begun): the server will not ask again.
+                threading.Thread(target=self._discard, args=(momjob.jobid, momjob.run_count),
+                                 name="discard-" + momjob.jobid, daemon=True).start()
+                continue
             momjob.run(recovering=True)
 
     def serve_forever(self) -> None:
