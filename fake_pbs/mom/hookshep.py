@@ -3,7 +3,8 @@
 DESIGN.md "Process model": every prologue/epilogue-like hook run runs under a small detached
 shepherd that records its start and its result durably.  For an event of :data:`SHEPHERDED` the
 mom writes ``hook_<event>.req.json`` in the job's directory and starts
-``python3 -m fake_pbs.mom.hookshep <request>`` in its own session.  The shepherd records
+``python3 -m fake_pbs.mom.hookshep <request>`` in its own session (a sister mom does the same
+for its epilogue and end hooks).  The shepherd records
 ``hook_<event>.start.json`` {pid, ticks}, runs the event's hooks (the hooks runtime enforces each
 hook's ``alarm`` in the shepherd, so an alarm expires even while no mom runs), writes the hook
 log lines straight to the mom's log, and records the :class:`HookResult` in
@@ -24,7 +25,8 @@ from fake_pbs.mom import hookpoints
 from fake_pbs.mom.durable import read_json, write_json
 from fake_pbs.mom.procs import same_process_alive, start_ticks
 
-SHEPHERDED = frozenset({"execjob_prologue", "execjob_epilogue", "execjob_end"})
+SHEPHERDED = frozenset({"execjob_prologue", "execjob_launch", "execjob_epilogue",
+                        "execjob_end"})
 POLL_SECONDS = 0.05
 SLACK_SECONDS = 60.0   # beyond the sum of the hooks' alarms: the shepherd itself is stuck
 LOST_MESSAGE = "hook shepherd ended without a result"

@@ -510,8 +510,9 @@ class MomJob:
             self._bail(StartFailure(JOB_EXEC_RETRY, "job did not start"))
             return
         if (not self.started and not self.files.launch.exists()
-                and hookshep.in_progress(self.files.dir, "execjob_prologue")):
-            self.ctx.log.job(self.jobid, "re-adopted execjob_prologue hook run")
+                and any(hookshep.in_progress(self.files.dir, event)
+                        for event in ("execjob_prologue", "execjob_launch"))):
+            self.ctx.log.job(self.jobid, "re-adopted hook run before the job shell started")
             self._start_from_prologue()
             return
         if not self.started and self.files.launch.exists():

@@ -6,15 +6,16 @@ execjob_end run there) or ``abort`` (the job failed to start: execjob_abort only
 The fake runs no job processes on sisters (there is no pbsdsh/TM here).
 """
 import shutil
+import threading
 from typing import Any, Dict, Mapping, Optional, Tuple
 
 from fake_pbs import paths
 from fake_pbs.model.errors import (PBSE_HOOK_REJECT, PBSE_HOOK_REJECT_DELETEJOB,
                                    PBSE_HOOK_REJECT_RERUNJOB, PBSE_PROTOCOL, PBSE_SISCOMM,
                                    PBSE_SYSTEM, PbsError)
-from fake_pbs.mom import hookpoints
+from fake_pbs.mom import hookpoints, hookshep
 from fake_pbs.mom.context import MomContext
-from fake_pbs.mom.durable import write_json
+from fake_pbs.mom.durable import read_json, write_json
 from fake_pbs.protocol import call, connect
 
 JOB_EXEC_RETRY = -3
@@ -120,9 +121,11 @@ class SisterJobs:
     def release(self, jobid: str, exit_status: int) -> None:
         job = self.jobs.pop(jobid, None)
         if job is not None:
-            site = self.ctx.site(False)
-            hookpoints.execjob_epilogue(site, job, exit_status)
-            hookpoints.execjob_end(site, job, exit_status)
+            # Under hook shepherds: a sister restarted mid-release finishes it (adopt) with
+            # the recorded results, never running these hooks twice.
+            site, jobdir = self.ctx.site(False), self.ctx.layout.job(jobid).dir
+            hookshep.run(site, "execjob_epilogue", job, jobdir, [exit_status])
+            hookshep.run(site, "execjob_end", job, jobdir, [exit_status])
         self.ctx.log.job(jobid, "kill_job")
         self._forget(jobid)
 
@@ -130,5 +133,14 @@ class SisterJobs:
         shutil.rmtree(str(self.ctx.layout.job(jobid).dir), ignore_errors=True)
 
     def adopt(self, jobid: str, job: Dict[str, Any]) -> None:
-        """Re-learn a sister job found on disk at mom start-up."""
+        """Re-learn a sister job found on disk at mom start-up; finish a release that had
+        begun (the primary will not ask again: it counted this sister as gone)."""
         self.jobs[jobid] = job
+        jobdir = self.ctx.layout.job(jobid).dir
+        for event in ("execjob_epilogue", "execjob_end"):
+            if hookshep.in_progress(jobdir, event):
+                request = hookshep.record_paths(jobdir, event)[0]
+                args = list((read_json(request) or {}).get("args") or [0])
+                threading.Thread(target=self.release, args=(jobid, int(args[0] or 0)),
+                                 name="release-" + jobid, daemon=True).start()
+                return

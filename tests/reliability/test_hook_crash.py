@@ -128,3 +128,47 @@ def test_prologue_alarm_expiring_while_the_mom_is_down_is_an_alarm(rig: Rig) -> 
              or int(rig.job(jobid).get("run_count", "0")) > 1, 30,
              lambda: "the job stayed R after the prologue alarm: %r" % rig.job(jobid))
     assert _lines(trace) == ["start"] and _lines(ran) == []
+
+
+def test_mom_killed_during_launch_hook_runs_the_job_once(rig: Rig) -> None:
+    """execjob_launch (sleep 3) under its shepherd: the restarted mom takes its accept and
+    starts the job shell once (no -3 requeue for a set-up the crash interrupted)."""
+    trace, ran = rig.work / "launch", rig.work / "ran"
+    _hook(rig, "slowlaunch", "execjob_launch", _slow_body(trace, 3))
+    jobid = rig.qsub("echo x >> %s\nexit 2" % ran, "-l", "host=n1")
+    _kill_mom_during_hook(rig, trace)
+    attrs = rig.wait(jobid)
+    assert attrs["Exit_status"] == "2" and attrs["run_count"] == "1"
+    assert _lines(trace) == ["start", "end"] and _lines(ran) == ["x"]
+
+
+def test_sister_killed_during_its_epilogue_finishes_the_release_once(rig: Rig) -> None:
+    """A sister mom killed while its epilogue (sleep 2) runs: the job still ends with its
+    status; the restarted sister finishes the release (epilogue result, then execjob_end)
+    without running the epilogue again, and removes its copy of the job."""
+    trace = rig.work / "epilogue"
+    body = ("import time\n"
+            "def note(word):\n"
+            "    with open(%r, 'a') as f:\n"
+            "        f.write(pbs.get_local_nodename() + '-' + word + '\\n')\n"
+            "note('start')\n"
+            "time.sleep(2)\n"
+            "note('end')\n" % str(trace))
+    _hook(rig, "epi", "execjob_epilogue", body)
+    _hook(rig, "end", "execjob_end", body.replace("time.sleep(2)", "time.sleep(0)")
+          .replace("'-' + word", "'-end' + word"))
+    jobid = rig.qsub("exit 6", "-l", "select=2:ncpus=1", "-l", "place=scatter")
+    attrs = rig.wait(jobid, "RF")
+    primary = attrs["exec_host"].split("/")[0]
+    sister = "n2" if primary == "n1" else "n1"
+    wait_for(lambda: sister + "-start" in _lines(trace), 30,
+             lambda: "the sister's epilogue never started: %r" % _lines(trace))
+    rig.kill("mom", sister)
+    rig.restart_missing()
+    attrs = rig.wait(jobid)
+    assert attrs["Exit_status"] == "6" and attrs["run_count"] == "1"
+    wait_for(lambda: not _job_dir(rig, sister, jobid).exists(), 30,
+             lambda: "the restarted sister never finished the release")
+    wait_for(lambda: primary + "-endend" in _lines(trace), 30, lambda: "no primary end hook")
+    assert sorted(_lines(trace)) == sorted(
+        [h + w for h in (primary, sister) for w in ("-start", "-end", "-endstart", "-endend")])
