@@ -180,6 +180,8 @@ def build(argv: List[str], env: Dict[str, str], cwd: str, host: str) -> Built:
         attrs["Submit_arguments"] = " ".join(argv)
     if queue:
         attrs["queue"] = queue
+    if state.block:
+        attrs["block"] = "True"  # PBS keeps it on the job: b22e shows "block":"True"
     return state, attrs, script
 
 

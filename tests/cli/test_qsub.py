@@ -260,6 +260,20 @@ def test_block_waits_for_the_exit_status(stub: StubServer, capsys: Cap) -> None:
         assert polls[0]["extend"] == "x" and polls[0]["id"] == "10.vm"
 
 
+def test_block_is_kept_on_the_job(stub: StubServer, capsys: Cap) -> None:
+    """b22e: the jobs of a17/a17b/a18 (qsub -W block=true) show "block":"True"; others none."""
+    stub.reply = lambda op, args: ({"jobid": "10.vm"} if op == "queuejob" else
+                                   [{"id": "10.vm", "attrs": [["job_state", "F"]]}])
+    assert run(qsub.body, ["-W", "block=true", "hello.sh"], capsys)[0] == 0
+    assert submitted(stub)["block"] == "True"
+
+
+def test_no_block_attribute_without_block(stub: StubServer, capsys: Cap) -> None:
+    """b22e: a job submitted without -W block has no block attribute."""
+    assert run(qsub.body, ["hello.sh"], capsys)[0] == 0
+    assert "block" not in submitted(stub)
+
+
 def test_hook_rejection_text(stub: StubServer, capsys: Cap) -> None:
     """m01a: a queuejob hook's reject message, exit 32."""
     stub.reply = fail(15136, "no jobs today")
