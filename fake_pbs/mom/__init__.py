@@ -13,6 +13,7 @@ Requests are listed in daemon.py; the exec protocol is docs/internals.md §5. Mo
 - delivery: stage-out; usage: resources_used; signals: signal names; procs: /proc helpers;
 - eventlog, durable: the fsynced event stream and atomic records; momlog: PBS-format log lines;
 - hookpoints: mom hook events (no-ops until the hooks engineer fills them); faults: injection.
+- hookshep: the detached shepherd of prologue/launch/epilogue/end hook runs (crash-safe).
 
 This package file imports nothing: the shepherd starts once per job and must start fast.
 """
