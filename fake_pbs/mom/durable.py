@@ -3,51 +3,62 @@
 A ``kill -9`` of the mom, or of a shepherd, may come between any two instructions; readers therefore
 see either the old or the new content of a record, never half of it (write tmp, fsync, rename).
 """
-import json
+from __future__ import annotations
+
 import os
-from pathlib import Path
-from typing import Any, Dict, Optional
+
+from fake_pbs.jsonwire import loads
+
+# No json/pathlib/typing at run time: every shepherd imports this module (one per job).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any, Dict, Optional, Union
 
 
-def fsync_dir(path: Path) -> None:
+def fsync_dir(path: Union[str, Path]) -> None:
     """Make a rename or a new entry in ``path`` durable."""
-    fd = os.open(str(path), os.O_RDONLY | os.O_DIRECTORY)
+    fd = os.open(os.fspath(path), os.O_RDONLY | os.O_DIRECTORY)
     try:
         os.fsync(fd)
     finally:
         os.close(fd)
 
 
-def write_atomic(path: Path, data: bytes, mode: int = 0o600) -> None:
+def write_atomic(path: Union[str, Path], data: bytes, mode: int = 0o600) -> None:
     """Replace ``path`` by ``data`` atomically and durably."""
-    tmp = path.with_name(".%s.tmp%d" % (path.name, os.getpid()))
-    fd = os.open(str(tmp), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    target = os.fspath(path)
+    folder, name = os.path.split(target)
+    tmp = os.path.join(folder, ".%s.tmp%d" % (name, os.getpid()))
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
     try:
         os.write(fd, data)
         os.fsync(fd)
     finally:
         os.close(fd)
-    os.replace(str(tmp), str(path))
-    fsync_dir(path.parent)
+    os.replace(tmp, target)
+    fsync_dir(folder or ".")
 
 
-def write_json(path: Path, value: Any, mode: int = 0o600) -> None:
+def write_json(path: Union[str, Path], value: Any, mode: int = 0o600) -> None:
+    import json  # loaded on use: the shepherd writes its records without it (jsonwire)
+
     write_atomic(path, json.dumps(value, sort_keys=True).encode("utf-8", "surrogateescape"), mode)
 
 
-def read_json(path: Path) -> Optional[Dict[str, Any]]:
+def read_json(path: Union[str, Path]) -> Optional[Dict[str, Any]]:
     """The JSON object stored in ``path``, or None when it does not exist (yet)."""
     try:
-        with open(str(path), "rb") as handle:
-            value = json.loads(handle.read().decode("utf-8", "surrogateescape"))
+        with open(os.fspath(path), "rb") as handle:
+            value = loads(handle.read().decode("utf-8", "surrogateescape"))
     except FileNotFoundError:
         return None
     return value if isinstance(value, dict) else None
 
 
-def append_line(path: Path, line: bytes) -> None:
+def append_line(path: Union[str, Path], line: bytes) -> None:
     """Append one newline-terminated record and fsync it before returning."""
-    fd = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    fd = os.open(os.fspath(path), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     try:
         os.write(fd, line if line.endswith(b"\n") else line + b"\n")
         os.fsync(fd)

@@ -3,8 +3,13 @@
 A pid alone may be reused after a crash; (pid, start ticks) names one process for its whole life,
 which is how a restarted mom knows a recorded shepherd or job shell is still the same process.
 """
+from __future__ import annotations
+
 import os
-from typing import List, Optional
+
+TYPE_CHECKING = False  # typing stays out of the per-job shepherd's start-up
+if TYPE_CHECKING:
+    from typing import List, Optional
 
 
 def start_ticks(pid: int) -> Optional[int]:

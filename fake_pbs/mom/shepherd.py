@@ -11,17 +11,23 @@ the shell, records ``exit.json`` {status, cput, mem} atomically, and tells the m
 the mom also polls). Exit status: normal exit -> its code; killed by signal N -> 256 + N.
 Standard library only; imports kept few, as it starts once per job.
 """
-import json
+from __future__ import annotations
+
+import _socket
 import os
 import signal
-import socket
 import sys
 import time
-from pathlib import Path
-from typing import Any, Dict, List, NoReturn
 
-from fake_pbs.mom.durable import read_json, write_json
+from fake_pbs.jsonwire import dumps
+from fake_pbs.mom.durable import read_json, write_atomic
 from fake_pbs.mom.procs import start_ticks
+
+# Started with ``python3 -S`` once per job: no json/re, socket, pathlib or typing at run time
+# (together ~25 ms of every job start; docs/performance.md, hotspot 1).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Dict, List, NoReturn
 
 _HANDLED = (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGQUIT)
 
@@ -91,12 +97,12 @@ def _read_all(fd: int) -> bytes:
 
 def _notify_mom(launch: Dict[str, Any]) -> None:
     """Tell the mom the job shell ended; it polls too, so failure here costs only latency."""
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     sock.settimeout(2.0)
     try:
         sock.connect(str(launch["mom_socket"]))
         message = {"op": "shepherd_exit", "job": str(launch["jobid"])}
-        sock.sendall(json.dumps(message).encode("ascii") + b"\n")
+        sock.sendall(dumps(message).encode("ascii") + b"\n")
         sock.recv(4096)
     except OSError:
         pass
@@ -104,7 +110,12 @@ def _notify_mom(launch: Dict[str, Any]) -> None:
         sock.close()
 
 
-def shepherd(jobdir: Path, launch: Dict[str, Any], report_fd: int) -> None:
+def _record(path: str, value: Dict[str, Any]) -> None:
+    """Write one of the shepherd's records atomically and durably (durable.write_atomic)."""
+    write_atomic(path, dumps(value).encode("ascii"))
+
+
+def shepherd(jobdir: str, launch: Dict[str, Any], report_fd: int) -> None:
     """The shepherd proper: start, record, wait, record, notify."""
     for signum in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGQUIT):
         signal.signal(signum, signal.SIG_IGN)
@@ -130,13 +141,13 @@ def shepherd(jobdir: Path, launch: Dict[str, Any], report_fd: int) -> None:
         os.waitpid(child, 0)
         os.write(report_fd, b"err " + failure)
         return
-    write_json(jobdir / "shepherd.json", {
+    _record(os.path.join(jobdir, "shepherd.json"), {
         "shepherd_pid": os.getpid(), "shepherd_ticks": start_ticks(os.getpid()),
         "pid": child, "ticks": start_ticks(child), "start_time": start})
     os.write(report_fd, b"ok %d" % child)
     os.close(report_fd)
     _, wait_status, usage = os.wait4(child, 0)
-    write_json(jobdir / "exit.json", {
+    _record(os.path.join(jobdir, "exit.json"), {
         "status": exit_status(wait_status),
         "cput": usage.ru_utime + usage.ru_stime,
         "maxrss_kb": usage.ru_maxrss,
@@ -145,8 +156,8 @@ def shepherd(jobdir: Path, launch: Dict[str, Any], report_fd: int) -> None:
 
 
 def main(argv: List[str]) -> int:
-    jobdir = Path(argv[0])
-    launch = read_json(jobdir / "launch.json")
+    jobdir = argv[0]
+    launch = read_json(os.path.join(jobdir, "launch.json"))
     if launch is None:
         sys.stdout.write("err no launch record in %s\n" % jobdir)
         return 1
