@@ -1,9 +1,10 @@
 """Output delivery (stage-out): copy the spooled stdout/stderr to their final paths as the owner.
 
 PBS's mom copies with ``/bin/cp`` as the job owner; so does the fake (a subprocess with the
-owner's uid/gid and the job's umask, which is fork-safe in the threaded mom). Like PBS, a file that
-cannot be delivered (missing directory, no permission) is kept in the host's ``undelivered/``
-directory and the stage-out is reported failed (Stageout_status = 0).
+owner's uid/gid and the job's umask, which is fork-safe in the threaded mom) when that identity
+differs from the mom's; otherwise it copies in-process with ``cp``'s file-mode rules. Like PBS,
+a file that cannot be delivered (missing directory, no permission) is kept in the host's
+``undelivered/`` directory and the stage-out is reported failed (Stageout_status = 0).
 """
 import os
 import shutil
@@ -18,6 +19,8 @@ CP = "/bin/cp"
 
 def copy_as(src: str, dst: str, launch: Mapping[str, Any], as_owner: bool) -> bool:
     """Copy ``src`` to ``dst``; with ``as_owner`` under the job owner's identity."""
+    if _same_identity(launch, as_owner) and not os.path.isdir(dst):
+        return _copy_here(src, dst, int(launch.get("umask", 0o077)))
     extra: Dict[str, Any] = {}
     if as_owner:
         extra = {"user": int(launch["uid"]), "group": int(launch["gid"]), "extra_groups": []}
@@ -28,6 +31,42 @@ def copy_as(src: str, dst: str, launch: Mapping[str, Any], as_owner: bool) -> bo
     except (OSError, subprocess.SubprocessError):
         return False
     return done.returncode == 0
+
+
+def _same_identity(launch: Mapping[str, Any], as_owner: bool) -> bool:
+    """True when ``cp`` would run with the mom's own identity, so the mom can copy itself.
+
+    Two process starts per job were a third of a busy mom's time (docs/performance.md,
+    hotspot 2); only a root mom must still drop to the owner's identity through ``cp``.
+    """
+    if not as_owner:
+        return True
+    return int(launch["uid"]) == os.geteuid() and int(launch["gid"]) == os.getegid()
+
+
+def _copy_here(src: str, dst: str, umask: int) -> bool:
+    """What ``cp -- src dst`` does for a regular file: an existing ``dst`` is truncated and keeps
+    its mode; a new one gets ``src``'s permission bits less ``umask``."""
+    try:
+        mode = os.stat(src).st_mode & 0o777 & ~umask
+        fd_in = os.open(src, os.O_RDONLY)
+        try:
+            fd_out = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+            try:
+                while True:
+                    block = os.read(fd_in, 1 << 20)
+                    if not block:
+                        break
+                    view = memoryview(block)
+                    while view:
+                        view = view[os.write(fd_out, view):]
+            finally:
+                os.close(fd_out)
+        finally:
+            os.close(fd_in)
+    except OSError:
+        return False
+    return True
 
 
 def deliver(streams: List[Stream], launch: Mapping[str, Any], undelivered: Path,
