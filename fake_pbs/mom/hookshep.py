@@ -77,8 +77,9 @@ def run(site: hookpoints.HookSite, event: str, job: hookpoints.Job, jobdir: Path
         return _from_record(record)
     started = read_json(start)
     if started is None:
-        if not _has_hooks(site.home, event):
-            # Nothing to shepherd: the in-process call point accepts (or is a test's recorder).
+        if not jobdir.is_dir() or not _has_hooks(site.home, event):
+            # Nothing to shepherd (or nowhere to record): the in-process call point, which
+            # accepts when no hook is enabled (or is a test's recorder).
             direct: hookpoints.HookResult = getattr(hookpoints, event)(site, job, *args)
             return direct
         write_json(request, {"home": str(site.home), "host": site.host,
