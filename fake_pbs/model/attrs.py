@@ -4,7 +4,7 @@ PBS returns an object's attributes in its attribute-definition order; resources 
 attribute (``Resource_List.ncpus``) sort alphabetically, case-insensitively.  Values are strings;
 private fields (names starting with ``_``) never leave the server.
 """
-from typing import Dict, Iterable, List, Mapping, Sequence, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Mapping, Sequence, Tuple
 
 Pairs = List[Tuple[str, str]]
 
@@ -82,11 +82,39 @@ def _position(order: Mapping[str, int], name: str) -> Tuple[int, str, str]:
 def ordered(attrs: Mapping[str, str], order: Sequence[str],
             hidden: Iterable[str] = ()) -> Pairs:
     """Public attributes of ``attrs`` as (name, value) pairs in PBS display order."""
-    index: Dict[str, int] = {name: i for i, name in enumerate(order)}
     skip = frozenset(hidden)
-    names = [n for n in attrs if not n.startswith("_") and n.partition(".")[0] not in skip]
-    names.sort(key=lambda n: _position(index, n))
+    key = (id(order), skip, tuple(attrs))
+    cached = _NAMES_CACHE.get(key)
+    if cached is not None and cached[0] is order:
+        names = cached[1]
+    else:
+        index = _index_of(order)
+        names = [n for n in attrs if not n.startswith("_") and n.partition(".")[0] not in skip]
+        names.sort(key=lambda n: _position(index, n))
+        if len(_NAMES_CACHE) >= _NAMES_CACHE_LIMIT:
+            _NAMES_CACHE.clear()
+        _NAMES_CACHE[key] = (order, names)
     return [(n, attrs[n]) for n in names]
+
+
+# Ordering every job's ~50 attributes with a Python key function dominated a large statjob
+# (docs/performance.md, hotspot 5); jobs share a handful of key sets, so the sorted name list is
+# cached per (order, hidden names, key sequence). The order sequences are module constants, so
+# id() names them (checked with ``is``, in case another sequence reuses an id); the cache is
+# bounded and simply restarts when full.
+_NAMES_CACHE: Dict[Tuple[int, FrozenSet[str], Tuple[str, ...]],
+                   Tuple[Sequence[str], List[str]]] = {}
+_NAMES_CACHE_LIMIT = 4096
+_INDEXES: Dict[int, Tuple[Sequence[str], Dict[str, int]]] = {}
+
+
+def _index_of(order: Sequence[str]) -> Dict[str, int]:
+    """``{name: rank}`` of ``order``, built once per order sequence."""
+    known = _INDEXES.get(id(order))
+    if known is None or known[0] is not order:
+        known = (order, {name: i for i, name in enumerate(order)})
+        _INDEXES[id(order)] = known
+    return known[1]
 
 
 def job_pairs(attrs: Mapping[str, str], manager: bool) -> Pairs:
