@@ -20,14 +20,39 @@ Public API (stable; the server imports it):
 
 No clock reads: :func:`parse_exec_time` takes ``now``.
 """
-import re
+from __future__ import annotations
+
 import time
-from typing import List, NamedTuple, Optional, Tuple
 
 from fake_pbs.model import resources as rdefs
 from fake_pbs.model.errors import PBSE_BADATVAL, PBSE_JOBNBIG, PbsError
 
+# Every qsub imports this module: no ``re``/``typing`` at import (they cost it ~10 ms;
+# docs/performance.md, hotspot 7). Patterns compile on their first use.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import List, Match, Optional, Pattern, Tuple
+
 PBS_MAXJOBNAME = 230
+
+
+class _Lazy:
+    """A regular expression compiled (and ``re`` imported) on its first ``match``."""
+
+    __slots__ = ("_source", "_flags", "_compiled")
+
+    def __init__(self, source: str, ignore_case: bool = False) -> None:
+        self._source = source
+        self._flags = ignore_case
+        self._compiled: Optional[Pattern[str]] = None
+
+    def match(self, text: str) -> Optional[Match[str]]:
+        compiled = self._compiled
+        if compiled is None:
+            import re
+            compiled = re.compile(self._source, re.IGNORECASE if self._flags else 0)
+            self._compiled = compiled
+        return compiled.match(text)
 
 
 def _bad() -> PbsError:
@@ -36,7 +61,7 @@ def _bad() -> PbsError:
 
 # --- time: [[HH:]MM:]SS[.fraction] ------------------------------------------------------------
 
-_TIME = re.compile(r"^(?:(?:(\d+):)?(\d+):)?(\d+)(?:\.(\d*))?$")
+_TIME = _Lazy(r"^(?:(?:(\d+):)?(\d+):)?(\d+)(?:\.(\d*))?$")
 
 
 def parse_time(value: str) -> int:
@@ -62,7 +87,7 @@ def normalize_time(value: str) -> str:
 
 # --- size: <integer>[k|m|g|t|p][b|w] ------------------------------------------------------------
 
-_SIZE = re.compile(r"^(\d+)([kmgtp]?)([bw]?)$", re.IGNORECASE)
+_SIZE = _Lazy(r"^(\d+)([kmgtp]?)([bw]?)$", ignore_case=True)
 _SHIFTS = {"": 0, "k": 10, "m": 20, "g": 30, "t": 40, "p": 50}
 WORD_BYTES = 8
 
@@ -98,7 +123,7 @@ def format_size(nbytes: int) -> str:
 
 # --- scalars ------------------------------------------------------------------------------------
 
-_LONG = re.compile(r"^[+-]?\d+$")
+_LONG = _Lazy(r"^[+-]?\d+$")
 _TRUE = ("true", "t", "y", "1")
 _FALSE = ("false", "f", "n", "0")
 
@@ -151,7 +176,7 @@ def verify_resource(defn: rdefs.ResourceDef, value: str) -> str:
 
 # --- job name -----------------------------------------------------------------------------------
 
-_NAME_CHARS = re.compile(r"^[A-Za-z0-9_+.-]+$")
+_NAME_CHARS = _Lazy(r"^[A-Za-z0-9_+.-]+$")
 
 
 def check_job_name(name: str, digit_first: bool = True) -> str:
@@ -168,8 +193,9 @@ def check_job_name(name: str, digit_first: bool = True) -> str:
 
 # --- select and place ---------------------------------------------------------------------------
 
-_RES_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
-Chunk = Tuple[int, List[Tuple[str, str]]]
+_RES_NAME = _Lazy(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+if TYPE_CHECKING:
+    Chunk = Tuple[int, List[Tuple[str, str]]]
 
 
 def select_chunks(value: str) -> List[Chunk]:
@@ -223,7 +249,7 @@ def check_place(value: str) -> str:
 DEPEND_JOB_TYPES = ("after", "afterok", "afternotok", "afterany", "before", "beforeok",
                     "beforenotok", "beforeany", "syncwith", "runone")
 DEPEND_COUNT_TYPES = ("on", "synccount")
-_JOB_REF = re.compile(r"^\d+(\[\d*\])?(\.[A-Za-z0-9_.-]+)?(@[A-Za-z0-9_.-]+)?$")
+_JOB_REF = _Lazy(r"^\d+(\[\d*\])?(\.[A-Za-z0-9_.-]+)?(@[A-Za-z0-9_.-]+)?$")
 
 
 def parse_depend(value: str) -> List[Tuple[str, List[str]]]:
@@ -269,11 +295,28 @@ def _qualify_job_ref(ref: str, server_name: str) -> str:
 
 # --- arrays (-J) --------------------------------------------------------------------------------
 
-class ArrayRange(NamedTuple):
-    start: int
-    end: int
-    step: int
-    max_run: Optional[int]
+class ArrayRange:
+    """``-J X-Y[:Z][%max]`` (a plain class: ``typing.NamedTuple`` would import ``typing``)."""
+
+    __slots__ = ("start", "end", "step", "max_run")
+
+    def __init__(self, start: int, end: int, step: int, max_run: Optional[int]) -> None:
+        self.start = start
+        self.end = end
+        self.step = step
+        self.max_run = max_run
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ArrayRange) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return "ArrayRange(start=%r, end=%r, step=%r, max_run=%r)" % self._key()
+
+    def _key(self) -> Tuple[int, int, int, Optional[int]]:
+        return (self.start, self.end, self.step, self.max_run)
 
     @property
     def submitted(self) -> str:
@@ -285,7 +328,7 @@ class ArrayRange(NamedTuple):
         return list(range(self.start, self.end + 1, self.step))
 
 
-_RANGE = re.compile(r"^(\d+)-(\d+)(?::(\d+))?(?:%(\d+))?$")
+_RANGE = _Lazy(r"^(\d+)-(\d+)(?::(\d+))?(?:%(\d+))?$")
 
 
 def parse_array_range(value: str) -> ArrayRange:
@@ -303,7 +346,7 @@ def parse_array_range(value: str) -> ArrayRange:
 
 # --- execution time (-a) ------------------------------------------------------------------------
 
-_DATE = re.compile(r"^(\d{4}|\d{6}|\d{8}|\d{10}|\d{12})(?:\.(\d{2}))?$")
+_DATE = _Lazy(r"^(\d{4}|\d{6}|\d{8}|\d{10}|\d{12})(?:\.(\d{2}))?$")
 
 
 def parse_exec_time(value: str, now: float) -> int:
@@ -390,7 +433,7 @@ def rerunable_value(value: str) -> str:
     raise _bad()
 
 
-_CHECKPOINT = re.compile(r"^(n|s|c|w|[cw]=\d+)$")
+_CHECKPOINT = _Lazy(r"^(n|s|c|w|[cw]=\d+)$")
 
 
 def check_checkpoint(value: str) -> str:
@@ -419,7 +462,10 @@ def check_sandbox(value: str) -> str:
     return value
 
 
+_UMASK = _Lazy(r"^[0-7]{1,4}$")
+
+
 def check_umask(value: str) -> str:
-    if not re.match(r"^[0-7]{1,4}$", value):
+    if not _UMASK.match(value):
         raise _bad()
     return value

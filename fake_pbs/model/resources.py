@@ -9,7 +9,12 @@ server rejects unknown ones).
 Flags use PBS's letters: ``h`` host-level (may appear inside a ``select`` chunk and is summed per
 host), ``n`` consumable (the scheduler accounts for it on vnodes), ``q`` server/queue consumable.
 """
-from typing import Dict, Mapping, NamedTuple, Optional
+from __future__ import annotations
+
+# qsub imports this module: ``typing`` (and the ``re`` it pulls in) stays out of its start-up.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Dict, Mapping, Optional
 
 # Value types, as PBS names them in `qmgr create resource ... type=`.
 LONG = "long"
@@ -23,12 +28,25 @@ STRING_ARRAY = "string_array"
 TYPES = (LONG, SIZE, TIME, STRING, BOOLEAN, FLOAT, STRING_ARRAY)
 
 
-class ResourceDef(NamedTuple):
-    """One resource: its name, value type and PBS flag letters."""
+class ResourceDef:
+    """One resource: its name, value type and PBS flag letters (immutable by convention)."""
 
-    name: str
-    type: str
-    flags: str = ""
+    __slots__ = ("name", "type", "flags")
+
+    def __init__(self, name: str, type: str, flags: str = "") -> None:  # noqa: A002 (PBS's word)
+        self.name = name
+        self.type = type
+        self.flags = flags
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ResourceDef) and (self.name, self.type, self.flags) == (
+            other.name, other.type, other.flags)
+
+    def __hash__(self) -> int:
+        return hash((self.name, self.type, self.flags))
+
+    def __repr__(self) -> str:
+        return "ResourceDef(name=%r, type=%r, flags=%r)" % (self.name, self.type, self.flags)
 
     @property
     def host_level(self) -> bool:
