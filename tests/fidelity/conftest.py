@@ -13,7 +13,7 @@ import pytest
 
 from .harness.replay import Outcome, Replayer
 from .harness.report import format_table, tally
-from .known_differences import KNOWN_DIFFERENCES, TIMING_SNAPSHOTS
+from .known_differences import KNOWN_DIFFERENCES, OPEN_GAPS, TIMING_SNAPSHOTS
 
 OUTCOMES: List[Outcome] = []
 
@@ -47,7 +47,7 @@ def fidelity_replayer(request: pytest.FixtureRequest) -> Iterator[Callable[[str]
     def get(set_name: str) -> Replayer:
         if set_name not in replayers:
             replayers[set_name] = Replayer(
-                set_name, dict(KNOWN_DIFFERENCES, **TIMING_SNAPSHOTS))
+                set_name, dict(KNOWN_DIFFERENCES, **TIMING_SNAPSHOTS, **OPEN_GAPS))
         return replayers[set_name]
 
     try:
@@ -61,5 +61,6 @@ def pytest_terminal_summary(terminalreporter: "pytest.TerminalReporter") -> None
     if not OUTCOMES:
         return
     terminalreporter.section("fidelity: matched/total per prefix")
-    for line in format_table(tally(OUTCOMES, dict(KNOWN_DIFFERENCES, **TIMING_SNAPSHOTS))):
+    known = dict(KNOWN_DIFFERENCES, **TIMING_SNAPSHOTS)
+    for line in format_table(tally(OUTCOMES, known, OPEN_GAPS)):
         terminalreporter.write_line(line)

@@ -7,7 +7,7 @@ from .conftest import OUTCOMES, fidelity_choice
 from .harness.cases import RELEASE_PREFIXES, Case
 from .harness.plan import plan_cases
 from .harness.replay import Replayer
-from .known_differences import KNOWN_DIFFERENCES, TIMING_SNAPSHOTS
+from .known_differences import KNOWN_DIFFERENCES, OPEN_GAPS, TIMING_SNAPSHOTS
 
 
 def _params(cases: List[Case]) -> List["pytest.param"]:  # type: ignore[valid-type]
@@ -16,6 +16,8 @@ def _params(cases: List[Case]) -> List["pytest.param"]:  # type: ignore[valid-ty
         marks = [pytest.mark.fidelity]
         if case.name in KNOWN_DIFFERENCES:
             marks.append(pytest.mark.xfail(reason=KNOWN_DIFFERENCES[case.name], strict=True))
+        elif case.name in OPEN_GAPS:
+            marks.append(pytest.mark.xfail(reason=OPEN_GAPS[case.name], strict=False))
         params.append(pytest.param(case.set_name, case.name, id=case.name, marks=marks))
     return params
 
