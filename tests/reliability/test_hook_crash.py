@@ -81,11 +81,18 @@ def test_mom_killed_during_epilogue_finishes_the_job_once(rig: Rig) -> None:
 def test_epilogue_that_finished_while_the_mom_was_down_is_collected(rig: Rig) -> None:
     """The epilogue ends while no mom runs: its recorded result is used, it does not run
     again, and the job ends with its status."""
-    trace = rig.work / "epilogue"
-    _hook(rig, "epi", "execjob_epilogue", _slow_body(trace, 1))
+    trace, flag = rig.work / "epilogue", rig.work / "flag"
+    # The hook ends only once the test has killed the mom (bounded wait for the flag).
+    wait = ("for _ in range(400):\n"
+            "    if os.path.exists(%r):\n"
+            "        break\n"
+            "    time.sleep(0.05)\n" % str(flag))
+    _hook(rig, "epi", "execjob_epilogue", "import os\n" + _slow_body(trace, 0).replace(
+        "time.sleep(0)\n", wait))
     jobid = rig.qsub("exit 7", "-l", "host=n1")
     wait_for(lambda: _lines(trace) == ["start"], 30, lambda: "epilogue never started")
     rig.kill("mom", "n1")
+    flag.touch()
     wait_for(lambda: (_job_dir(rig, "n1", jobid) / "hook_execjob_epilogue.json").exists(), 20,
              lambda: "the hook shepherd did not record the result")
     rig.restart_missing()
