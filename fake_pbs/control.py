@@ -78,31 +78,11 @@ def _daemon_key(kind: str, host: str = "") -> str:
 
 # -- liveness ----------------------------------------------------------------------------------
 def server_answers(home: Path, timeout: float = 2.0) -> bool:
-    try:
-        channel = protocol.connect(paths.server_socket(home), timeout=timeout)
-    except OSError:
-        return False
-    try:
-        protocol.call(channel, "ping")
-        return True
-    except Exception:
-        return False
-    finally:
-        channel.close()
+    return protocol.answers(paths.server_socket(home), "ping", timeout)
 
 
 def mom_answers(home: Path, host: str, timeout: float = 2.0) -> bool:
-    try:
-        channel = protocol.connect(paths.mom_socket(home, host), timeout=timeout)
-    except OSError:
-        return False
-    try:
-        protocol.call(channel, "status")
-        return True
-    except Exception:
-        return False
-    finally:
-        channel.close()
+    return protocol.answers(paths.mom_socket(home, host), "status", timeout)
 
 
 # -- start -------------------------------------------------------------------------------------

@@ -125,5 +125,24 @@ def call(channel: LineChannel, op: str, **args: Any) -> Any:
     return reply.get("data")
 
 
+def call_once(path: Union[Path, str], op: str, timeout: Optional[float] = None,
+              **args: Any) -> Any:
+    """Connect to ``path``, send one request, and return its ``data``."""
+    channel = connect(path, timeout)
+    try:
+        return call(channel, op, **args)
+    finally:
+        channel.close()
+
+
+def answers(path: Union[Path, str], op: str, timeout: Optional[float] = None) -> bool:
+    """Whether a daemon listens at ``path`` and answers ``op`` without an error."""
+    try:
+        call_once(path, op, timeout)
+    except Exception:
+        return False
+    return True
+
+
 def ok(data: Any = None) -> Message:
     return {"ok": True, "data": data}

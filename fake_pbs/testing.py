@@ -60,11 +60,7 @@ class FakeCluster:
     # -- talking to it ----------------------------------------------------------------------
     def call(self, op: str, **args: Any) -> Any:
         """One request to the server as this process's user; PbsError on an error reply."""
-        channel = protocol.connect(paths.server_socket(self.home), timeout=30.0)
-        try:
-            return protocol.call(channel, op, **args)
-        finally:
-            channel.close()
+        return protocol.call_once(paths.server_socket(self.home), op, 30.0, **args)
 
     def run(self, argv: Sequence[str], input: Optional[str] = None,
             cwd: Optional[str] = None) -> "subprocess.CompletedProcess[str]":

@@ -30,17 +30,7 @@ def primary_host(job: Dict[str, Any]) -> str:
 
 
 def mom_answers(app: ServerApp, host: str) -> bool:
-    try:
-        channel = protocol.connect(paths.mom_socket(app.home, host), timeout=PING_TIMEOUT)
-    except OSError:
-        return False
-    try:
-        protocol.call(channel, "status")
-        return True
-    except Exception:
-        return False
-    finally:
-        channel.close()
+    return protocol.answers(paths.mom_socket(app.home, host), "status", PING_TIMEOUT)
 
 
 def _flags(node: Dict[str, Any]) -> List[str]:

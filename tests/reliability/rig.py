@@ -71,11 +71,7 @@ class Rig:
 
     # -- talking to it ----------------------------------------------------------------------------
     def call(self, op: str, **args: Any) -> Any:
-        channel = protocol.connect(paths.server_socket(self.home), timeout=30.0)
-        try:
-            return protocol.call(channel, op, **args)
-        finally:
-            channel.close()
+        return protocol.call_once(paths.server_socket(self.home), op, 30.0, **args)
 
     def run(self, argv: Sequence[str], input: Optional[str] = None,
             user: Optional[str] = None, env: Optional[Dict[str, str]] = None,
