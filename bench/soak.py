@@ -14,7 +14,6 @@ import argparse
 import os
 import random
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -150,28 +149,8 @@ class Soak:
         try:
             control.stop(self.home, now=True)
         finally:
-            _sweep(self.home)
+            control.sweep(self.home)
             shutil.rmtree(str(self.home), ignore_errors=True)
-
-
-def _sweep(home: Path) -> None:
-    """SIGKILL whatever still names the soak's home (shepherds, job shells)."""
-    marker = str(home).encode()
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == os.getpid():
-            continue
-        try:
-            with open("/proc/%s/cmdline" % name, "rb") as handle:
-                cmdline = handle.read()
-            with open("/proc/%s/environ" % name, "rb") as handle:
-                environ = handle.read()
-        except OSError:
-            continue
-        if marker in cmdline or marker in environ:
-            try:
-                os.kill(int(name), signal.SIGKILL)
-            except OSError:
-                pass
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -270,6 +270,30 @@ def kill(home: Path, kind: str, host: str = "") -> None:
     _wait_exit([pid], 5.0)
 
 
+def sweep(home: Path) -> List[int]:
+    """SIGKILL every process that names ``home`` in its command line or environment: daemons,
+    shepherds and job shells of that cluster (test clean-up, crash drills); returns the pids."""
+    marker = str(home).encode()
+    killed: List[int] = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % name, "rb") as handle:
+                cmdline = handle.read()
+            with open("/proc/%s/environ" % name, "rb") as handle:
+                environ = handle.read()
+        except OSError:
+            continue
+        if marker in cmdline or marker in environ:
+            try:
+                os.kill(int(name), signal.SIGKILL)
+                killed.append(int(name))
+            except OSError:
+                pass
+    return killed
+
+
 def status(home: Path) -> Dict[str, Any]:
     config = cluster_config.load(home) if paths.config_file(home).exists() else {"hosts": []}
     pids = _read_pids(home)

@@ -8,13 +8,12 @@ runs), so a failing test leaves nothing behind.  Every wait is bounded.
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, Optional, Sequence
 
 from fake_pbs import control, paths, protocol
 from fake_pbs.model.errors import PbsError
@@ -152,24 +151,4 @@ def _become(uid: int, gid: int, user: str) -> Callable[[], None]:
     return change
 
 
-def sweep(home: Path) -> List[int]:
-    """SIGKILL every process that names ``home`` in its command line or environment."""
-    marker = str(home).encode()
-    killed: List[int] = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit() or int(name) == os.getpid():
-            continue
-        try:
-            with open("/proc/%s/cmdline" % name, "rb") as handle:
-                cmdline = handle.read()
-            with open("/proc/%s/environ" % name, "rb") as handle:
-                environ = handle.read()
-        except OSError:
-            continue
-        if marker in cmdline or marker in environ:
-            try:
-                os.kill(int(name), signal.SIGKILL)
-                killed.append(int(name))
-            except OSError:
-                pass
-    return killed
+sweep = control.sweep
