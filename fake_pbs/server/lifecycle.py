@@ -216,14 +216,16 @@ def _on_start(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
     pending = job.pop("_kill_on_start", None)
     if pending and app.execs is not None:
         # qdel arrived before the mom had the job: deliver the kill now, off this thread.
-        execs = app.execs
-        threading.Thread(target=_quiet_signal, args=(execs, job["_id"], pending),
+        threading.Thread(target=_deferred_kill, args=(app, job["_id"], pending),
                          daemon=True).start()
 
 
-def _quiet_signal(execs: Any, jobid: str, signal: str) -> None:
+def _deferred_kill(app: ServerApp, jobid: str, signal: str) -> None:
+    """Deliver a delete's kill held back until the mom had the job; PBS logs the send."""
     try:
-        execs.signal(jobid, signal)
+        if app.execs is not None:
+            app.execs.signal(jobid, signal)
+            app.log.job(jobid, "Job sent signal %s on delete" % signal)
     except Exception:
         pass
 
