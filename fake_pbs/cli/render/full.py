@@ -9,12 +9,12 @@ from __future__ import annotations
 
 
 from fake_pbs.cli.render import attrline
-from fake_pbs.cli.render.pbsjson import ESCAPE, JsonDoc
+from fake_pbs.cli.render.pbsjson import ESCAPE, JsonDoc, shown_value
 from fake_pbs.cli.render.values import Pairs, atol, ctime_text, split_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List, Optional, Sequence, Tuple
+    from typing import Dict, List, Optional, Sequence, Tuple
 
     Triple = Tuple[str, Optional[str], str]  # name, resource, value
 else:  # run time: the names exist, typing is not imported
@@ -49,12 +49,24 @@ def decode_arguments(value: str) -> str:
     return " ".join(parts)
 
 
+# Attribute names whose values job_triples converts, and each key's (name, resource) split,
+# kept for the next job: a 10,000-job reply has ~400,000 attributes (docs/performance.md).
+_CONVERTED = JOB_TIME_ATTRS | frozenset(("reserve_state", "Submit_arguments", "executable"))
+_SPLIT: Dict[str, Tuple[str, Optional[str]]] = {}
+
+
 def job_triples(attrs: Pairs) -> List[Triple]:
     """The job's attributes as (name, resource, displayed value), in the order received."""
     result: List[Triple] = []
     for item in attrs:
         key, value = str(item[0]), str(item[1])
-        name, resource = split_name(key)
+        split = _SPLIT.get(key)
+        if split is None:
+            split = _SPLIT[key] = split_name(key)
+        name, resource = split
+        if name not in _CONVERTED and key != "estimated.start_time":  # most attributes
+            result.append((name, resource, value))
+            continue
         if name in JOB_TIME_ATTRS or key == "estimated.start_time":
             epoch = atol(value)
             value = "UNKNOWN" if epoch == 0 and key == "estimated.start_time" \
@@ -99,6 +111,18 @@ def variable_list_json(doc: JsonDoc, name: str, value: str) -> None:
     """``Variable_List`` as an object, split as PBS 23.06 splits it (unescaped commas, first
     ``=``; ``\\,`` loses its backslash; an entry without ``=`` is dropped)."""
     doc.open_object(name)
+    for key, val in variable_list_items(value):
+        doc.value(key, val, ESCAPE)
+    doc.close()
+
+
+def variable_list_items(value: str) -> List[Tuple[str, str]]:
+    """The (name, value) entries of a ``Variable_List`` as PBS 23.06's JSON shows them."""
+    if "\\" not in value and "=," not in value:
+        # Fast path: no escaped comma, and no "=" directly before a comma (which the walk
+        # below would take into the value): entries are split at commas and at their first "=".
+        return [(k, v) for k, sep, v in (e.partition("=") for e in value.split(",")) if sep]
+    items: List[Tuple[str, str]] = []
     i, n = 0, len(value)
     while i < n:
         key: List[str] = []
@@ -116,32 +140,63 @@ def variable_list_json(doc: JsonDoc, name: str, value: str) -> None:
             current.append(value[i])
             i += 1
         if val is not None:
-            doc.value("".join(key), "".join(val), ESCAPE)
+            items.append(("".join(key), "".join(val)))
         if i < n:
             i += 1
-    doc.close()
+    return items
 
 
 def json_block(doc: JsonDoc, object_name: str, triples: Sequence[Triple]) -> None:
-    """One object under ``Jobs`` / ``Queue`` / ``Server``; resources become nested objects."""
-    doc.open_object(object_name)
+    """One object under ``Jobs`` / ``Queue`` / ``Server``; resources become nested objects.
+
+    The object is rendered to text here at once (``JsonDoc.block``) rather than as one node
+    per value: a 10,000-job ``qstat -f -F json`` spent seconds on the nodes.  The text is what
+    the node sequence prints (opening, values, ``resources`` objects, closing): consecutive
+    values of one resource attribute share an object; ``Variable_List`` becomes an object,
+    inside an open resource object when one directly precedes it (as PBS's node list nests it).
+    tests/cli/test_json_block_fast.py checks it against the node sequence.
+    """
+    pad = " " * doc.indent()
+    inner = pad + "    "
+    deeper = inner + "    "
+    members: List[str] = []
+    group: Optional[List[str]] = None  # the open resource object's lines, opening line first
     previous: Optional[str] = None
     for name, resource, value in triples:
         if name == "Variable_List" and resource is None:
-            variable_list_json(doc, name, value)
+            target = members if group is None else group
+            target.append(_variable_list_text(deeper if group is not None else inner,
+                                              name, value))
         elif resource is not None:
-            if previous is not None and previous != name:
-                doc.close()
-                previous = None
-            if previous is None:
-                doc.open_object(name)
+            if group is not None and previous != name:
+                members.append(_object_text(group, inner))
+                group = None
+            if group is None:
+                group = ['%s"%s":{' % (inner, name)]
                 previous = name
-            doc.value(resource, value, ESCAPE)
+            group.append('%s"%s":%s' % (deeper, resource, shown_value(value)))
         else:
-            if previous is not None:
-                doc.close()
-                previous = None
-            doc.value(name, value, ESCAPE)
-    if previous is not None:
-        doc.close()
-    doc.close()
+            if group is not None:
+                members.append(_object_text(group, inner))
+                group = None
+            members.append('%s"%s":%s' % (inner, name, shown_value(value)))
+    if group is not None:
+        members.append(_object_text(group, inner))
+    opening = pad + "{" if doc.in_array() else '%s"%s":{' % (pad, object_name)
+    doc.block(_object_text([opening] + members, pad))
+
+
+def _object_text(lines: List[str], pad: str) -> str:
+    """An object from its opening line and its members' texts; ``pad`` is its own indent."""
+    if len(lines) == 1:
+        return "%s\n%s}" % (lines[0], pad)
+    return "%s\n%s\n%s}" % (lines[0], ",\n".join(lines[1:]), pad)
+
+
+def _variable_list_text(pad: str, name: str, value: str) -> str:
+    """``Variable_List`` as :func:`variable_list_json` makes it, rendered at ``pad``."""
+    lines = ['%s"%s":{' % (pad, name)]
+    inner = pad + "    "
+    for key, val in variable_list_items(value):
+        lines.append('%s"%s":%s' % (inner, key, shown_value(val)))
+    return _object_text(lines, pad)

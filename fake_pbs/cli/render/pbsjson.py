@@ -20,14 +20,16 @@ from fake_pbs.cli.render.values import show_nonprint
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List, Optional, Tuple
+    from typing import Dict, List, Optional, Tuple
 
     Node = Tuple[str, str, Optional[str], str]  # kind, value type, key, text
 else:  # run time: the names exist, typing is not imported
     Node = object
 
-# Node kinds and value types, named after PBS's enums.
+# Node kinds and value types, named after PBS's enums.  BLOCK is the fake's own: an object
+# already rendered as text at its indent (a job of ``qstat -f -F json``, see ``block``).
 OBJECT, OBJECT_END, ARRAY, ARRAY_END, VALUE = "object", "end", "array", "array_end", "value"
+BLOCK = "block"
 NONE, STRING, INT, NUMERIC = "none", "string", "int", "numeric"
 ESCAPE, FULLESCAPE = "escape", "full"
 
@@ -120,6 +122,10 @@ def is_c_number(text: str) -> bool:
 
 def escape_value(text: str, mode: str) -> str:
     """PBS's ``strdup_escape``: ``mode`` ESCAPE (attribute values) or FULLESCAPE."""
+    # Fast path (most values): nothing to escape.  A printable string holds none of the
+    # control characters below; quote and backslash are the only other special characters.
+    if text.isprintable() and '"' not in text and "\\" not in text:
+        return text
     out: List[str] = []
     i = 0
     n = len(text)
@@ -155,27 +161,75 @@ def escape_value(text: str, mode: str) -> str:
     return "".join(out)
 
 
+def shown_value(text: str) -> str:
+    """How :func:`render_nodes` prints ``JsonDoc.value(key, text, ESCAPE)``: raw when a C
+    number, else quoted, escaped and with control characters shown as ``^X``."""
+    known = _SHOWN.get(text)
+    if known is not None:
+        return known
+    if is_c_number(text):
+        shown = text
+    else:
+        shown = '"%s"' % show_nonprint(escape_value(text, ESCAPE))
+    if len(_SHOWN) < _SHOWN_LIMIT:
+        _SHOWN[text] = shown
+    return shown
+
+
+# Values repeat across the jobs of one reply ("True", "1", "workq", dates of the same second);
+# typing, escaping and showing each once saved most of the per-value work of a large
+# ``qstat -f -F json`` (docs/performance.md, hotspot 8).  Bounded: a command is short-lived.
+_SHOWN: Dict[str, str] = {}
+_SHOWN_LIMIT = 200_000
+
+
 class JsonDoc:
-    """An ordered list of PBS JSON nodes; :meth:`render` prints it as PBS does."""
+    """An ordered list of PBS JSON nodes; :meth:`render` prints it as PBS does.
+
+    It also follows which containers are open (``_open``: True for an array), so that
+    :meth:`indent` can say where the next member goes, for :meth:`block`.
+    """
 
     def __init__(self) -> None:
         self.nodes: List[Node] = []
+        self._open: List[bool] = []
 
     def open_object(self, key: str) -> None:
         self.nodes.append((OBJECT, NONE, key, ""))
+        self._open.append(False)
 
     def close(self) -> None:
         self.nodes.append((OBJECT_END, NONE, None, ""))
+        if self._open:
+            self._open.pop()
 
     def close_with_string(self, key: str, text: str) -> None:
         """An "end" node that also carries a string (pbsnodes' ``"Error"`` entries)."""
         self.nodes.append((OBJECT_END, STRING, key, escape_value(text, FULLESCAPE)))
+        if self._open:
+            self._open.pop()
 
     def open_array(self, key: str) -> None:
         self.nodes.append((ARRAY, NONE, key, ""))
+        self._open.append(True)
 
     def close_array(self) -> None:
         self.nodes.append((ARRAY_END, NONE, None, ""))
+        if self._open:
+            self._open.pop()
+
+    def indent(self) -> int:
+        """The indent of the next member (the top level's members are at 4)."""
+        return 4 + 4 * len(self._open)
+
+    def in_array(self) -> bool:
+        """Whether the next member goes into an array (printed without its key)."""
+        return bool(self._open) and self._open[-1]
+
+    def block(self, text: str) -> None:
+        """A whole object, already rendered at :meth:`indent` (opening line without a leading
+        newline, through its closing brace), printed as the nodes it stands for would be."""
+        self.nodes.append((BLOCK, NONE, None, text))
 
     def value(self, key: Optional[str], text: str, mode: str = ESCAPE) -> None:
         """A value typed by the strtod rule (``JSON_NULL`` in PBS)."""
@@ -201,6 +255,11 @@ def render_nodes(nodes: List[Node]) -> str:
     comma = False
     levels = [0]  # indent of the innermost open array, per array depth
     for kind, vtype, key, text in nodes:
+        if kind == BLOCK:  # an object's nodes, rendered already: it ends as an "end" does
+            out.append(",\n" if comma else "\n")
+            out.append(text)
+            comma = True
+            continue
         in_array = levels[-1] == indent
         ending_object = ending_array = False
         if kind in (OBJECT, ARRAY):

@@ -5,7 +5,7 @@ import time
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List, Optional, Sequence, Tuple
+    from typing import Dict, List, Optional, Sequence, Tuple
 
     Pair = Tuple[str, str]
     Pairs = Sequence[Sequence[str]]
@@ -20,6 +20,8 @@ _MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
 
 def atol(text: str) -> int:
     """C ``atol``: leading blanks, a sign and digits; anything else ends the number (0 if none)."""
+    if text.isdigit() and text.isascii():  # most values: an epoch, a count
+        return int(text)
     s = text.lstrip(" \t\n\v\f\r")
     sign = 1
     if s[:1] in ("+", "-"):
@@ -35,10 +37,26 @@ def atol(text: str) -> int:
 
 def ctime_text(epoch: int) -> str:
     """``ctime(3)`` without its newline, in local time: ``Sat Nov 21 19:52:14 2026``."""
+    zone = (time.timezone, time.altzone, time.tzname)
+    if zone != _CTIMES_ZONE[0]:  # TZ changed (tzset): the cached texts are of another zone
+        _CTIMES.clear()
+        _CTIMES_ZONE[0] = zone
+    known = _CTIMES.get(epoch)
+    if known is not None:
+        return known
     tm = time.localtime(epoch)
-    return "%s %s %2d %02d:%02d:%02d %d" % (
+    text = "%s %s %2d %02d:%02d:%02d %d" % (
         _DAYS[tm.tm_wday], _MONTHS[tm.tm_mon - 1], tm.tm_mday,
         tm.tm_hour, tm.tm_min, tm.tm_sec, tm.tm_year)
+    if len(_CTIMES) < 100_000:
+        _CTIMES[epoch] = text
+    return text
+
+
+# Many jobs of one reply share their times (jobs run to the second), so each is formatted once;
+# the cache restarts when the time zone changes.
+_CTIMES: Dict[int, str] = {}
+_CTIMES_ZONE: List[object] = [None]
 
 
 def show_nonprint(text: str) -> str:
@@ -47,7 +65,7 @@ def show_nonprint(text: str) -> str:
     (PBS also mangles bytes >= 0x80 because its ``char`` is signed; the fake leaves non-ASCII
     text alone on purpose.)
     """
-    if not any(ord(ch) < 32 for ch in text):
+    if text.isprintable() or not any(ord(ch) < 32 for ch in text):  # printable: no controls
         return text
     out: List[str] = []
     for ch in text:
