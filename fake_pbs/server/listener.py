@@ -81,7 +81,7 @@ class Listener:
             pid, uid, gid = peer_credentials(conn)
             caller = Caller(uid, gid, pid, user_name(uid), self.app.host,
                             self.app.is_manager(uid))
-            ctx = Context(self.app, caller)
+            ctx = Context(self.app, caller, conn.fileno())
             while True:
                 try:
                     request = channel.receive()

@@ -7,7 +7,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 # PBSEVENT_* (log.h)
 ERROR = 0x0001
@@ -59,6 +59,14 @@ class DaemonLog:
                                           message)
         self._append(when, line)
 
+    def lines(self, event: int, cls: str, obj: str, messages: Sequence[str]) -> None:
+        """Several lines of one event and object, stamped alike, in one write."""
+        if not messages or not event & self._mask() & 0x7FFF:
+            return
+        when = self._clock()
+        head = "%s;%04x;%s;%s;%s;" % (_stamp(when), event & 0x7FFF, self.daemon, cls, obj)
+        self._append(when, "".join(head + message + "\n" for message in messages))
+
     def job(self, jobid: str, message: str, event: int = JOB) -> None:
         self.write(event, JOBC, jobid, message)
 
@@ -77,8 +85,29 @@ class DaemonLog:
 
 
 class AccountingLog(DaemonLog):
-    """``server_priv/accounting/YYYYMMDD``: ``Q`` queued, ``S`` start, ``E`` end, ``D`` delete..."""
+    """``server_priv/accounting/YYYYMMDD``: ``Q`` queued, ``S`` start, ``E`` end, ``D`` delete...
+
+    ``usage_log`` (the server log, set by the daemon): pbs_server also logs each end record's
+    ``Exit_status=... resources_used...`` part there at event 0x0010 (req_jobobit.c end_job;
+    transcripts g11, h01).
+    """
+
+    usage_log: Optional[DaemonLog] = None
 
     def record(self, kind: str, jobid: str, message: str) -> None:
         when = self._clock()
         self._append(when, "%s;%s;%s;%s\n" % (_stamp(when), kind, jobid, message))
+        if kind == "E" and self.usage_log is not None:
+            usage = end_usage(message)
+            if usage:
+                self.usage_log.write(JOB_USAGE, JOBC, jobid, usage, when)
+
+
+def end_usage(record: str) -> str:
+    """The ``Exit_status=N resources_used.a=x ...`` part of an ``E`` record's message."""
+    start = record.find("Exit_status=")
+    if start < 0:
+        return ""
+    words = record[start:].split(" ")
+    keep = [words[0]] + [w for w in words[1:] if w.startswith("resources_used.")]
+    return " ".join(keep)

@@ -4,12 +4,16 @@
 ``_slots`` list (one entry per CPU: job id or "") so that ``jobs`` shows ``12.vm/0, 12.vm/1`` and
 ``exec_host`` indexes (``node1/0*2``) agree with it, as PBS's do.
 """
-from typing import Any, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from fake_pbs.server.defaults import format_kb, mem_bytes
 
 Attrs = Dict[str, Any]
 Chunk = Tuple[str, Dict[str, str]]
+
+#: Called as ``fn(name, node, old_state)`` when a job makes a vnode job-busy or free again; the
+#: running server sets it (its ``set_vnode_state`` log line, fake_pbs/server/vnodestate.py).
+state_observer: Optional[Callable[[str, Attrs, str], None]] = None
 
 
 def parse_exec_vnode(exec_vnode: str) -> List[Chunk]:
@@ -55,7 +59,7 @@ def assign(nodes: Dict[str, Attrs], jobid: str, exec_vnode: str) -> str:
         first = taken[0] if taken else 0
         hosts.append("%s/%d%s" % (name, first, "*%d" % ncpus if ncpus > 1 else ""))
         _charge(node, values, +1)
-        _refresh(node)
+        _refresh(name, node)
     return "+".join(hosts)
 
 
@@ -66,10 +70,10 @@ def release(nodes: Dict[str, Attrs], jobid: str, exec_vnode: str) -> None:
         if node is None:
             continue
         _charge(node, values, -1)
-    for node in nodes.values():
+    for name, node in nodes.items():
         if jobid in (node.get("_slots") or []):
             node["_slots"] = ["" if owner == jobid else owner for owner in node["_slots"]]
-            _refresh(node)
+            _refresh(name, node)
 
 
 def _charge(node: Attrs, values: Dict[str, str], sign: int) -> None:
@@ -86,8 +90,9 @@ def _charge(node: Attrs, values: Dict[str, str], sign: int) -> None:
             node[attr] = str(max(now_i, 0))
 
 
-def _refresh(node: Attrs) -> None:
+def _refresh(name: str, node: Attrs) -> None:
     """Recompute ``jobs`` and the job-busy flag of ``state`` from the slots."""
+    old_state = str(node.get("state", "free"))
     slots = node.get("_slots") or []
     entries = ["%s/%d" % (owner, i) for i, owner in enumerate(slots) if owner]
     if entries:
@@ -100,6 +105,8 @@ def _refresh(node: Attrs) -> None:
     if busy:
         flags.append("job-busy")
     node["state"] = ",".join(flags) if flags else "free"
+    if state_observer is not None and node["state"] != old_state:
+        state_observer(name, node, old_state)
 
 
 def free_ncpus(node: Attrs) -> int:

@@ -12,13 +12,15 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from fake_pbs.model import states as st
 from fake_pbs.model.errors import PbsError
-from fake_pbs.server import hookpoints, lifecycle, preemption
+from fake_pbs.server import hookpoints, lifecycle, preemption, reqlog
 from fake_pbs.server.app import SchedulerLike, ServerApp
 from fake_pbs.server.logs import DEBUG, SCHED
 
 # A cycle that preempted runs the pure cycle again over the jobs it has not considered yet
 # (PBS's scheduler goes on with the updated universe); bounded so that a cycle always ends.
 _MAX_PASSES = 20
+# States of a job that holds vnodes (its end is a SCH_SCHEDULE_TERM for the next cycle).
+_HOLDING_STATES = frozenset((st.RUNNING, st.EXITING, st.SUSPENDED))
 
 CycleFn = Callable[..., Any]
 
@@ -47,6 +49,9 @@ class Scheduler(SchedulerLike):
         # time of that scan): the per-second housekeeping looks at history only when it is due.
         self._purge_due: Optional[Tuple[int, int, int]] = None
         self.cycles = 0
+        # The jobs that held vnodes when the last cycle began: one gone since means the server
+        # sends SCH_SCHEDULE_TERM ("Scheduler sent command 2"), else SCH_SCHEDULE_NEW.
+        self._running: Set[str] = set()
         # Cycles never overlap: a preemption waits for its victims without the model lock.
         self._cycle_lock = threading.Lock()
 
@@ -79,7 +84,7 @@ class Scheduler(SchedulerLike):
                 self._wake.clear()
                 self._last_cycle = time.monotonic()
                 try:
-                    self.cycle()
+                    self.cycle(command=None if woke else reqlog.SCH_SCHEDULE_TIME)
                 except Exception as err:  # keep the server alive; the log says what broke
                     self.app.sched_log.write(0x0001, "Svr", "pbs_sched",
                                              "scheduling cycle failed: %r" % (err,))
@@ -90,11 +95,13 @@ class Scheduler(SchedulerLike):
         return (state.server.get("scheduling", "True") == "True"
                 and state.sched.get("scheduling", "True") == "True")
 
-    def cycle(self, force: bool = False) -> None:
+    def cycle(self, force: bool = False, command: Optional[int] = None) -> None:
         """Run one scheduling cycle now and apply its result.
 
         Call it without the model lock: a preemption waits (without the lock) until its
-        victims are out of the way before the high-priority job starts.
+        victims are out of the way before the high-priority job starts.  ``command``: the
+        svr_sched_cmd the server log names (default: TERM when a job ended since the last
+        cycle, else NEW).
         """
         app = self.app
         with self._cycle_lock:
@@ -102,6 +109,7 @@ class Scheduler(SchedulerLike):
                 if (not force and not self.enabled()) or app.draining.is_set():
                     return
                 self.cycles += 1
+                self._log_cycle_start(command)
                 app.sched_log.write(DEBUG, "Req", "", "Starting Scheduling Cycle")
             considered: Set[str] = set()
             try:
@@ -111,6 +119,17 @@ class Scheduler(SchedulerLike):
             finally:
                 with app.state.lock:
                     app.sched_log.write(DEBUG, "Req", "", "Leaving Scheduling Cycle")
+
+    def _log_cycle_start(self, command: Optional[int]) -> None:
+        """The server's log of a cycle it starts: the command sent, the scheduler's queries."""
+        app = self.app
+        running = {job["_id"] for job in app.state.jobs.values()
+                   if job.get("job_state") in _HOLDING_STATES}
+        if command is None:
+            ended = any(jobid not in running for jobid in self._running)
+            command = reqlog.SCH_SCHEDULE_TERM if ended else reqlog.SCH_SCHEDULE_NEW
+        self._running = running
+        reqlog.cycle_started(app.log, app.server_name, app.host, command)
 
     def _inputs(self, considered: Set[str]) -> List[Dict[str, str]]:
         jobs: List[Dict[str, str]] = []
@@ -152,6 +171,7 @@ class Scheduler(SchedulerLike):
                     self._resume(step.jobid)
                 elif step.outcome == "preempt" and step.jobid in plans:
                     plan = plans[step.jobid]
+                    reqlog.scheduler_request(app.log, app.host, reqlog.PREEMPT_JOBS)
                     pending = (plan, preemption.begin(app, [v for v, _ in plan.victims],
                                                       "Scheduler@%s" % app.host))
                     break
@@ -182,6 +202,7 @@ class Scheduler(SchedulerLike):
 
     def _run(self, run: Any) -> None:
         """Start a job the cycle placed; the scheduler logs ``Job run`` when it started."""
+        reqlog.scheduler_request(self.app.log, self.app.host, reqlog.ASYRUN_JOB)
         try:
             self.apply_run(run.jobid, run.exec_vnode, run.exec_host,
                            list(getattr(run, "hosts", []) or []), "Scheduler@%s" % self.app.host)
@@ -195,6 +216,7 @@ class Scheduler(SchedulerLike):
         job = self.app.state.jobs.get(jobid)
         if job is None or job.get("job_state") != st.SUSPENDED:
             return
+        reqlog.scheduler_request(self.app.log, self.app.host, reqlog.SIGNAL_JOB)
         try:
             preemption.resume(self.app, job, "Scheduler@%s" % self.app.host)
         except PbsError:

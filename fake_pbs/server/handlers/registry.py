@@ -3,10 +3,11 @@
 A handler receives the :class:`Context` (server app and caller identity) and the request dict,
 runs with the model lock held, returns the reply's ``data`` and raises ``PbsError`` on failure.
 """
-from typing import Any, Callable, Dict, Set, TYPE_CHECKING
+from typing import Any, Callable, Dict, Optional, Set, TYPE_CHECKING
 
 from fake_pbs.model.errors import PBSE_PROTOCOL, PBSE_UNKREQ, PbsError
 from fake_pbs.protocol import Message, ok
+from fake_pbs.server.reqlog import ConnectionLog
 
 if TYPE_CHECKING:  # pragma: no cover
     from fake_pbs.server.app import ServerApp
@@ -27,9 +28,14 @@ class Caller:
 
 
 class Context:
-    def __init__(self, app: "ServerApp", caller: Caller) -> None:
+    """One client connection: the server, who called, and (``sock`` >= 0, a real socket) the
+    log of its request lines (``Type N request received ...``, fake_pbs/server/reqlog.py)."""
+
+    def __init__(self, app: "ServerApp", caller: Caller, sock: int = -1) -> None:
         self.app = app
         self.caller = caller
+        self.requests: Optional[ConnectionLog] = (
+            ConnectionLog(app.log, caller.name, sock) if sock >= 0 else None)
 
 
 Handler = Callable[[Context, Dict[str, Any]], Any]
@@ -64,6 +70,8 @@ def dispatch(ctx: Context, request: Dict[str, Any]) -> Message:
     fn = _HANDLERS.get(op)
     if fn is None:
         return PbsError(PBSE_UNKREQ).to_wire()
+    if ctx.requests is not None:
+        ctx.requests.request(op)
     try:
         if op in UNLOCKED:
             return ok(fn(ctx, request))

@@ -23,6 +23,7 @@ from .plan import Run, Step, Wait, build_plan
 RETRY_SECONDS = 15.0        # read-only commands: retry until they match, this long at most
 KNOWN_RETRY_SECONDS = 2.0   # ... for cases listed as known differences (expected to differ)
 WAIT_CAP_SECONDS = 60.0
+WAIT_POLL_SECONDS = 1.0     # waitstate's "sleep 1" between polls
 STABLE_SECONDS = 4.0        # ... but stop once the output stopped changing this long
 
 _READ_ONLY_WORDS = frozenset(
@@ -179,7 +180,9 @@ class Replayer:
             state = found.group(1) if found else ""
             if re.fullmatch(step.states, state) or (state == "F" and "F" not in step.states):
                 return
-            time.sleep(0.3)
+            # replay.sh's waitstate polls once a second; each poll is a qstat the server logs
+            # (g11's request lines), so the fake is polled the same way.
+            time.sleep(WAIT_POLL_SECONDS)
 
     # ---- cases -------------------------------------------------------------------------------
 
