@@ -14,14 +14,11 @@ sisters, events exception + finish {JOB_EXEC code} + release final.
 import os
 import shutil
 import signal
-import subprocess
-import sys
 import threading
 from typing import Any, Dict, List, Optional, Tuple
 
-from fake_pbs import paths
 from fake_pbs.model.errors import PBSE_HOOK_REJECT, PBSE_UNKSIG, PbsError
-from fake_pbs.mom import hookpoints, hookshep, vnodemap
+from fake_pbs.mom import hookpoints, hookshep, launcher, vnodemap
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.delivery import deliver
 from fake_pbs.mom.durable import read_json, write_json
@@ -259,20 +256,12 @@ class MomJob:
         ctx = self.ctx
         if ctx.faults.armed("fork"):
             raise StartFailure(JOB_EXEC_RETRY, "fork failed: injected fault")
-        env = dict(os.environ)
-        package_root = str(paths.bin_dir().parent.parent)
-        env["PYTHONPATH"] = package_root + os.pathsep + env.get("PYTHONPATH", "")
-        try:
-            # -S: the shepherd needs only the standard library and PYTHONPATH (read by the
-            # interpreter itself); skipping ``site`` saves ~28 ms of every job start here.
-            done = subprocess.run(
-                [sys.executable, "-S", "-m", "fake_pbs.mom.shepherd", str(self.files.dir)],
-                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                cwd="/", env=env, start_new_session=True, timeout=SHEPHERD_START_TIMEOUT)
-            report = done.stdout.decode("utf-8", "replace").strip()
-        except (OSError, subprocess.SubprocessError) as exc:
-            report = "err %s" % exc
+        # Forked by the mom's launcher (no Python start per job), detached as before.
+        report = launcher.shared(str(ctx.layout.jobs)).start_shepherd(
+            str(self.files.dir), SHEPHERD_START_TIMEOUT)
         record = read_json(self.files.shepherd)
+        if report == launcher.UNCERTAIN and record is not None:
+            report = "ok %d" % int(record["pid"])  # it did start before the launcher failed
         if not report.startswith("ok ") or record is None:
             raise StartFailure(JOB_EXEC_RETRY, "job shell did not start: %s" % report[4:])
         self._announce_start(record)

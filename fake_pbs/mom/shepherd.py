@@ -1,9 +1,11 @@
 """The shepherd: the detached parent of one job shell, independent of the mom.
 
-``python3 -m fake_pbs.mom.shepherd <jobdir>`` reads ``<jobdir>/launch.json`` and forks once more
-(double fork: the shepherd proper is re-parented to init, so a mom crash does not touch it). The
-intermediate process prints ``ok <pid>`` or ``err <reason>`` once the job shell has been exec'd or
-has failed to, and exits: that is the mom's start handshake.
+``python3 -m fake_pbs.mom.shepherd <jobdir>`` reads ``<jobdir>/launch.json`` and forks twice
+(double fork: the shepherd proper is re-parented to init, so a mom crash does not touch it), then
+prints ``ok <pid>`` or ``err <reason>`` once the job shell has been exec'd or has failed to, and
+exits: that is the mom's start handshake.  ``python3 -m fake_pbs.mom.shepherd --serve <dir>`` is
+the mom's launcher: the same start for each job directory it reads on stdin, forked from one
+process that imported this module once (fake_pbs/mom/launcher.py).
 
 The shepherd proper starts the job shell in a new session (the job's session id is its pid), as the
 job owner when it runs as root, records ``shepherd.json`` {pid, start ticks} atomically, waits for
@@ -155,25 +157,32 @@ def shepherd(jobdir: str, launch: Dict[str, Any], report_fd: int) -> None:
     _notify_mom(launch)
 
 
-def main(argv: List[str]) -> int:
-    jobdir = argv[0]
+def detach(jobdir: str) -> str:
+    """Start the detached shepherd of the job in ``jobdir``; report ``ok <pid>`` or ``err ...``.
+
+    Forks an intermediate process that leaves this session and forks the shepherd proper, then
+    exits: the shepherd is re-parented to init and belongs to neither the mom nor the launcher.
+    """
     launch = read_json(os.path.join(jobdir, "launch.json"))
     if launch is None:
-        sys.stdout.write("err no launch record in %s\n" % jobdir)
-        return 1
+        return "err no launch record in %s" % jobdir
     read_fd, write_fd = os.pipe()
-    if os.fork() > 0:
+    intermediate = os.fork()
+    if intermediate > 0:
         os.close(write_fd)
         report = _read_all(read_fd).decode("utf-8", "replace")
-        sys.stdout.write((report or "err shepherd died before starting the job") + "\n")
-        return 0 if report.startswith("ok ") else 1
-    os.close(read_fd)
-    # Let go of the mom's pipes at once: the mom reads our parent's stdout until EOF.
-    null = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(null, fd)
-    os.close(null)
+        os.waitpid(intermediate, 0)
+        return report or "err shepherd died before starting the job"
     try:
+        os.close(read_fd)
+        os.setsid()
+        if os.fork() > 0:
+            os._exit(0)
+        # Let go of the caller's descriptors at once (the mom's pipes, the launcher's).
+        null = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(null, fd)
+        os.close(null)
         shepherd(jobdir, launch, write_fd)
     except BaseException as exc:
         try:
@@ -181,6 +190,40 @@ def main(argv: List[str]) -> int:
         except OSError:
             pass
     os._exit(0)
+
+
+def serve() -> int:
+    """``--serve``: the mom's launcher (fake_pbs/mom/launcher.py), started once per mom.
+
+    Reads job directories on stdin, one per line, and answers each with its :func:`detach`
+    report on one stdout line.  A job start is then a fork of this already-imported process
+    instead of a Python start (docs/performance.md, hotspot 1).  Exits at EOF: the mom is gone.
+    """
+    for signum in (signal.SIGHUP, signal.SIGINT):
+        signal.signal(signum, signal.SIG_IGN)
+    pending = b""
+    while True:
+        chunk = os.read(0, 65536)
+        if not chunk:
+            return 0
+        pending += chunk
+        while b"\n" in pending:
+            line, _, pending = pending.partition(b"\n")
+            try:
+                report = detach(line.decode("utf-8", "surrogateescape"))
+            except Exception as exc:  # never leave the mom without an answer
+                report = "err shepherd launcher: %s" % exc
+            answer = report.replace("\n", " ").encode("utf-8", "replace") + b"\n"
+            while answer:
+                answer = answer[os.write(1, answer):]
+
+
+def main(argv: List[str]) -> int:
+    if argv[:1] == ["--serve"]:
+        return serve()
+    report = detach(argv[0])
+    sys.stdout.write(report + "\n")
+    return 0 if report.startswith("ok ") else 1
 
 
 if __name__ == "__main__":
