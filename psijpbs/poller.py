@@ -24,6 +24,10 @@ logger = logging.getLogger(__name__)
 #: The interval grows by this fraction of the youngest job's age (time since the last
 #: submission, attach or cancel), between the configured minimum and maximum.
 AGE_FACTOR = 0.2
+#: The pause after a poll is at least this many times as long as the poll took: a server that
+#: answers slowly (a real PBS server under load, many ids) is never polled back to back, and
+#: the poll thread spends at most a third of its time in qstat.
+COST_FACTOR = 2.0
 
 
 def poll_interval(age: float, minimum: float, maximum: float) -> float:
@@ -44,12 +48,14 @@ class PBSProPoller(Thread):
         self._lock = RLock()
         self._wake = Event()
         self._activity = time.monotonic()
-        self._last_poll = 0.0
+        # The first activity (submit, attach, cancel) that no poll has seen yet, or None.
+        self._pending_since: Optional[float] = None
+        self._last_poll_end = 0.0
+        self._last_poll_cost = 0.0
         self._error_count = 0
 
     def _stop(self, _ref: object) -> None:
-        self.done = True
-        self._wake.set()
+        self.stop()
 
     def register_job(self, job: Job) -> None:
         """Start tracking ``job`` (after submit or attach)."""
@@ -60,17 +66,37 @@ class PBSProPoller(Thread):
 
     def note_activity(self) -> None:
         """Poll soon and often again (a job was submitted, attached or canceled)."""
-        self._activity = time.monotonic()
+        now = time.monotonic()
+        self._activity = now
+        if self._pending_since is None or self.done:
+            self._pending_since = now
+            # Only the first activity after a poll can bring the next poll forward; waking the
+            # thread on every submission of a burst would cost a thread switch per job.
+            self._wake.set()
+
+    def stop(self) -> None:
+        """End the thread soon (it is a daemon thread: this only spares a sleeping thread)."""
+        self.done = True
         self._wake.set()
 
     def _next_due(self, now: float) -> float:
-        """When to poll next: ``initial_queue_polling_delay`` after new activity, otherwise one
-        interval after the last poll."""
-        if self._last_poll < self._activity:
-            return self._activity + float(self.config.initial_queue_polling_delay)
-        interval = poll_interval(now - self._activity, self.config.min_queue_polling_interval,
-                                 float(self.config.queue_polling_interval))
-        return self._last_poll + interval
+        """When to poll next.
+
+        ``initial_queue_polling_delay`` after new activity, but a stream of submissions does
+        not postpone the poll beyond ``max(initial delay, min interval)`` after the first of
+        them (statuses keep flowing during a long burst, and each poll names few ids). Without
+        new activity, one interval (growing with the youngest job's age) after the last poll.
+        Never sooner than ``COST_FACTOR`` times the last poll's duration after it ended.
+        """
+        delay = float(self.config.initial_queue_polling_delay)
+        minimum = self.config.min_queue_polling_interval
+        pending = self._pending_since
+        if pending is not None:
+            due = min(self._activity + delay, pending + max(delay, minimum))
+        else:
+            due = self._last_poll_end + poll_interval(
+                now - self._activity, minimum, float(self.config.queue_polling_interval))
+        return max(due, self._last_poll_end + COST_FACTOR * self._last_poll_cost)
 
     def run(self) -> None:
         """Poll until the executor is garbage collected."""
@@ -87,11 +113,15 @@ class PBSProPoller(Thread):
                 self._wake.wait(due - now)
                 self._wake.clear()
                 continue
-            self._last_poll = time.monotonic()
+            # Activity from now on is not covered by this poll for sure: it makes a new one due.
+            self._pending_since = None
+            start = time.monotonic()
             try:
                 self.poll()
             except Exception:  # never let the thread die: jobs would hang forever
                 logger.exception('Unexpected error while polling PBS')
+            self._last_poll_end = time.monotonic()
+            self._last_poll_cost = self._last_poll_end - start
 
     def poll(self) -> None:
         """Query PBS once for every registered job and update their statuses."""

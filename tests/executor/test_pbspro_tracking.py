@@ -9,6 +9,7 @@ from pbspro_testutil import transcript
 from psijpbs import commands
 from psijpbs.commands import CommandResult
 from psijpbs.executor import PBSProJobExecutor
+from psijpbs.poller import PBSProPoller
 from psijpbs.qstat_output import JobReport, QstatResult
 from psijpbs.tracking import StatusTracker
 
@@ -173,12 +174,63 @@ def test_poll_schedule_backs_off_with_age() -> None:
     assert poll_interval(3600.0, 0.5, 30) == 30
 
 
+def _unstarted_poller(executor: PBSProJobExecutor) -> PBSProPoller:
+    """A poller of ``executor`` whose thread never runs: its schedule is examined alone."""
+    return PBSProPoller('schedule under test', executor._pbs_config, executor)
+
+
 def test_first_poll_waits_the_initial_delay(executor: PBSProJobExecutor) -> None:
     """After a submission (activity) the next poll is due initial_queue_polling_delay later,
-    then one interval after each poll."""
-    poller = executor._poller
-    poller._activity = 100.0
-    poller._last_poll = 50.0
-    assert poller._next_due(100.0) == 100.0 + executor._pbs_config.initial_queue_polling_delay
-    poller._last_poll = 101.0
-    assert poller._next_due(101.0) == 101.0 + executor._pbs_config.min_queue_polling_interval
+    then one interval after each poll ended."""
+    poller = _unstarted_poller(executor)
+    config = executor._pbs_config
+    poller._activity = poller._pending_since = 100.0
+    poller._last_poll_end = 50.0
+    assert poller._next_due(100.0) == 100.0 + config.initial_queue_polling_delay
+    poller._pending_since = None
+    poller._last_poll_end = 101.0
+    assert poller._next_due(101.0) == 101.0 + config.min_queue_polling_interval
+
+
+def test_submission_stream_does_not_postpone_polls(executor: PBSProJobExecutor) -> None:
+    """A burst of submissions (one every few ms for many seconds) still gets a poll
+    max(initial delay, min interval) after its first submission, so statuses keep flowing and
+    each poll names only the jobs not yet final (before, every submission pushed the poll back
+    and the first poll of a 1,000-job burst named all 1,000 ids)."""
+    poller = _unstarted_poller(executor)
+    config = executor._pbs_config
+    poller._last_poll_end = 50.0
+    poller._pending_since = 100.0
+    poller._activity = 100.45
+    first = 100.0 + max(config.initial_queue_polling_delay, config.min_queue_polling_interval)
+    assert poller._next_due(100.45) == first
+    # After the burst ends, the last submission's own delay applies.
+    poller._pending_since = poller._activity = 200.0
+    poller._last_poll_end = 199.0
+    assert poller._next_due(200.0) == 200.0 + config.initial_queue_polling_delay
+
+
+def test_slow_qstat_is_not_polled_back_to_back(executor: PBSProJobExecutor) -> None:
+    """A poll that took long (a loaded real server: qstat ~200 ms and more) spaces the next one
+    by COST_FACTOR times its duration, whatever the activity."""
+    from psijpbs.poller import COST_FACTOR
+    poller = _unstarted_poller(executor)
+    poller._pending_since = poller._activity = 100.0
+    poller._last_poll_end = 100.0
+    poller._last_poll_cost = 3.0
+    assert poller._next_due(100.0) == 100.0 + COST_FACTOR * 3.0
+
+
+def test_only_the_first_submission_of_a_burst_wakes_the_poll_thread(
+        executor: PBSProJobExecutor) -> None:
+    """Waking the poll thread at every submission costs a thread switch per job; only the
+    first activity after a poll can bring the next poll forward."""
+    poller = _unstarted_poller(executor)
+    poller._pending_since = None
+    poller._wake.clear()
+    poller.note_activity()
+    assert poller._wake.is_set() and poller._pending_since is not None
+    first = poller._pending_since
+    poller._wake.clear()
+    poller.note_activity()
+    assert not poller._wake.is_set() and poller._pending_since == first
