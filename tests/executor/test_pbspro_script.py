@@ -30,8 +30,7 @@ BODY_HEAD = '''
 exec &>>'/work dir'/"$PBS_JOBID".out
 
 _psij_write_ec() {
-    echo "$1" >'/work dir'/"$PBS_JOBID".ec.tmp \\
-        && mv -f '/work dir'/"$PBS_JOBID".ec.tmp '/work dir'/"$PBS_JOBID".ec
+    echo "$1" >'/work dir'/"$PBS_JOBID".ec
 }
 
 PSIJ_NODEFILE="$PBS_NODEFILE"
