@@ -11,6 +11,7 @@ from fake_pbs.model.errors import PBSE_PROTOCOL, PbsError
 from fake_pbs.protocol import LineChannel
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.handlers import Caller, Context, dispatch
+from fake_pbs.server.rawreply import send_reply
 
 _CRED = struct.Struct("3i")
 
@@ -91,7 +92,7 @@ class Listener:
                 if request is None:
                     return
                 reply = dispatch(ctx, request)
-                channel.send(reply)
+                send_reply(channel, reply)
                 if request.get("op") == "shutdown" and reply.get("ok"):
                     self.app.stopping.set()
                     return

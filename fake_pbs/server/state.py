@@ -6,6 +6,7 @@ and the exec-event threads take it around each change.  Call ``save_*`` before r
 import threading
 from typing import Any, Dict, Iterator, List, Optional
 
+from fake_pbs.server.jobindex import JobIndex
 from fake_pbs.server.store import Record, Store
 
 Attrs = Dict[str, str]
@@ -31,6 +32,8 @@ class ServerState:
         # Other kinds (``hook``, ``resource``, ...): {kind: {name: record}}.
         self.objects: Dict[str, Dict[str, Record]] = {}
         self._next_seq = 0
+        # Live/history index and encoded history records, told of every save_job.
+        self.index = JobIndex()
 
     # -- loading ------------------------------------------------------------------------------
     def load(self) -> bool:
@@ -41,6 +44,7 @@ class ServerState:
             self._place(kind, name, record)
         for jobid, record in self.store.jobs():
             self.jobs[jobid] = record
+        self.index.rebuild(self.jobs)
         seq = self.store.get_meta("next_seq")
         self._next_seq = int(seq) if seq is not None else 0
         return found
@@ -86,6 +90,7 @@ class ServerState:
 
     def save_job(self, jobid: str) -> None:
         record = self.jobs.get(jobid)
+        self.index.saved(jobid, record)
         if record is None:
             self.store.delete_job(jobid)
         else:
@@ -120,6 +125,10 @@ class ServerState:
     def iter_jobs(self) -> Iterator[Record]:
         return iter(list(self.jobs.values()))
 
+    def live_jobs(self) -> List[Record]:
+        """The jobs not in history (subjobs included), in table order: O(live jobs)."""
+        return self.index.live(self.jobs)
+
     def subjobs(self, parent_id: str) -> List[Record]:
         return [j for j in self.jobs.values() if j.get("array_id") == parent_id]
 
@@ -129,6 +138,7 @@ class ServerState:
         self.server, self.sched = {}, {}
         self.queues, self.nodes, self.jobs, self.objects = {}, {}, {}, {}
         self._next_seq = 0
+        self.index.clear()
 
     def as_dict(self) -> Dict[str, Any]:
         """A snapshot for debugging and tests."""

@@ -2,6 +2,7 @@
 import re
 from typing import Any, Dict, List, Optional
 
+from fake_pbs.jsonwire import dumps
 from fake_pbs.model import attrs as order
 from fake_pbs.model import states as st
 from fake_pbs.model.errors import (PBSE_HISTJOBID, PBSE_IVALREQ, PBSE_PERM, PBSE_UNKJOBID,
@@ -10,6 +11,7 @@ from fake_pbs.server import jobids
 from fake_pbs.server.defaults import format_kb, mem_bytes
 from fake_pbs.server.handlers.common import is_owner, is_true
 from fake_pbs.server.handlers.registry import Context, handler
+from fake_pbs.server.rawreply import EncodedList
 
 Job = Dict[str, Any]
 Reply = Dict[str, Any]
@@ -65,22 +67,46 @@ def job_record(ctx: Context, job: Job, names: Optional[List[str]] = None) -> Rep
     return {"id": job["_id"], "attrs": [list(p) for p in pairs]}
 
 
+def _all_jobs(ctx: Context, extend: str, names: Optional[List[str]]) -> EncodedList:
+    """Every visible job's record, encoded; history records come from the index's cache.
+
+    Without ``x`` only the live jobs are walked (the index's list), so a plain ``qstat``
+    costs what it shows, not the size of the history (docs/performance.md, hotspots 4, 6).
+    """
+    state = ctx.app.state
+    history = "x" in extend
+    subjobs = "t" in extend
+    index = state.index
+    index.sync(state.jobs)
+    jobs = list(state.jobs.values()) if history else state.live_jobs()
+    everyone = ctx.caller.manager or is_true(state.server.get("query_other_jobs", "True"))
+    key = (ctx.caller.manager, tuple(str(n) for n in names) if names else None)
+    out: List[bytes] = []
+    for job in jobs:
+        if job.get("array_id") and not subjobs:
+            continue
+        done = job.get("job_state") in st.HISTORY_STATES
+        if done and not history:
+            continue
+        if not (everyone or is_owner(ctx, job)):
+            continue
+        data = index.encoded(job, key) if done else None
+        if data is None:
+            data = dumps(job_record(ctx, job, names)).encode("ascii")
+            if done and job.get("array") != "True":  # a parent's counters are computed
+                index.keep_encoded(job, key, data)
+        out.append(data)
+    return EncodedList(out)
+
+
 @handler("statjob")
-def statjob(ctx: Context, request: Dict[str, Any]) -> List[Reply]:
+def statjob(ctx: Context, request: Dict[str, Any]) -> Any:
     extend = str(request.get("extend") or "")
     names = request.get("names") or None
     jobs = ctx.app.state.jobs
     raw = request.get("id")
     if raw is None:
-        out = []
-        for job in ctx.app.state.iter_jobs():
-            if job.get("array_id") and "t" not in extend:
-                continue
-            if job.get("job_state") in st.HISTORY_STATES and "x" not in extend:
-                continue
-            if _visible(ctx, job):
-                out.append(job_record(ctx, job, names))
-        return out
+        return _all_jobs(ctx, extend, names)
     if not isinstance(raw, str):
         raise PbsError(PBSE_IVALREQ)
     jobid = jobids.normalize(raw, ctx.app.server_name)
@@ -146,7 +172,8 @@ def selectjob(ctx: Context, request: Dict[str, Any]) -> List[str]:
         if name == "queue" and str(value).split("@")[0] not in ctx.app.state.queues:
             raise PbsError(PBSE_UNKQUE)
     out: List[str] = []
-    for job in ctx.app.state.iter_jobs():
+    state = ctx.app.state
+    for job in list(state.jobs.values()) if "x" in extend else state.live_jobs():
         if job.get("array_id") and "t" not in extend:
             continue
         if job.get("job_state") in st.HISTORY_STATES and "x" not in extend:
@@ -190,7 +217,7 @@ def _live(jobs: List[Job]) -> List[Job]:
 
 def queue_record(ctx: Context, name: str) -> Reply:
     attrs = dict(ctx.app.state.queues[name])
-    jobs = _live([j for j in ctx.app.state.jobs.values() if j.get("queue") == name])
+    jobs = _live([j for j in ctx.app.state.live_jobs() if j.get("queue") == name])
     attrs["total_jobs"] = str(len(jobs))
     attrs["state_count"] = st.state_count(_counts(jobs))
     if attrs.get("_ran") or any(j.get("job_state") in st.ACTIVE_STATES for j in jobs):
@@ -216,11 +243,13 @@ def statsvr(ctx: Context, request: Dict[str, Any]) -> Reply:
     state = ctx.app.state
     attrs = dict(state.server)
     attrs["server_state"] = "Active"
-    all_jobs = [j for j in state.jobs.values() if not j.get("array_id")]
-    live = _live(all_jobs)
-    attrs["total_jobs"] = str(len(all_jobs))
+    # Counted from the index (live jobs walked, history counted as it was saved): every
+    # qstat asks for this, and must not pay for the history (one-id flatness, issue 7).
+    live = _live(state.live_jobs())
+    history, history_ran = state.index.history_counts(state.jobs)
+    attrs["total_jobs"] = str(len(live) + history)
     attrs["state_count"] = st.state_count(_counts(live))
-    if any(j.get("exec_vnode") for j in all_jobs):
+    if history_ran or any(j.get("exec_vnode") for j in live):
         attrs.update(_assigned(live))
     attrs["license_count"] = "Avail_Global:1000000 Avail_Local:1000000 Used:0 High_Use:0"
     return {"name": ctx.app.server_name,
