@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from fake_pbs import paths, protocol
+from fake_pbs.pace import PACES
 from fake_pbs.server import config as cluster_config
 
 _WAIT_SECONDS = 30.0
@@ -131,22 +132,29 @@ def _spawn(home: Path, args: List[str], log_name: str) -> int:
 
 
 def start(home: Path, server_name: Optional[str] = None,
-          hosts: Optional[List[Dict[str, Any]]] = None) -> Dict[str, int]:
-    """Start the daemons that are not running and wait until every one answers."""
+          hosts: Optional[List[Dict[str, Any]]] = None,
+          pace: Optional[str] = None) -> Dict[str, int]:
+    """Start the daemons that are not running and wait until every one answers.
+
+    ``pace`` (``fast`` or ``pbs``, fake_pbs/pace.py) is stored in cluster.json; daemons
+    already running keep the pace they started with."""
     _prepare_home(home)
     with _lock(home):
-        return _start_locked(home, server_name, hosts)
+        return _start_locked(home, server_name, hosts, pace)
 
 
 def _start_locked(home: Path, server_name: Optional[str],
-                  hosts: Optional[List[Dict[str, Any]]]) -> Dict[str, int]:
+                  hosts: Optional[List[Dict[str, Any]]],
+                  pace: Optional[str] = None) -> Dict[str, int]:
     config_path = paths.config_file(home)
-    if server_name or hosts or not config_path.exists():
+    if server_name or hosts or pace or not config_path.exists():
         config = cluster_config.load(home)
         if server_name:
             config["server_name"] = server_name
         if hosts:
             config["hosts"] = hosts
+        if pace:
+            config["pace"] = pace
         config["owner_uid"] = os.getuid()
         cluster_config.save(home, config)
     config = cluster_config.load(home)
@@ -350,6 +358,9 @@ def _parser() -> argparse.ArgumentParser:
     start_p.add_argument("--server-name")
     start_p.add_argument("--host", action="append", default=[],
                          help="NAME[:ncpus=N][:mem=SIZE][:ngpus=G] (repeatable)")
+    start_p.add_argument("--pace", choices=PACES,
+                         help="end-of-job timing: fast (default) or pbs (OpenPBS's, for "
+                              "fidelity; docs/differences.md)")
     stop_p = sub.add_parser("stop", help="stop every daemon (phased: in-flight work settles)")
     stop_p.add_argument("--now", action="store_true",
                         help="no waiting: what was in flight is recovered at the next start")
@@ -373,7 +384,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     try:
         if args.command == "start":
             hosts = [parse_host(h) for h in args.host] or None
-            start(home, args.server_name, hosts)
+            start(home, args.server_name, hosts, args.pace)
             print("fake PBS cluster running in %s" % home)
         elif args.command == "stop":
             stop(home, now=args.now)

@@ -1,9 +1,11 @@
 """What every part of one mom shares: its host, directories, log, faults and identity."""
 import os
+import threading
 import time
 from pathlib import Path
 from typing import Callable, Optional
 
+from fake_pbs import pace, paths
 from fake_pbs.mom.faults import Faults
 from fake_pbs.mom.hookpoints import HookSite
 from fake_pbs.mom.layout import HostLayout
@@ -18,6 +20,11 @@ class MomContext:
         self.clock = clock or time.time
         self.log = MomLog(home, host, self.clock)
         self.faults = Faults(self.layout.faults)
+        # End-of-job timing (fake_pbs/pace.py); under ``pbs`` the resource-poll schedule
+        # decides when a TermJob'd job is seen ended.
+        self.pace = pace.load(paths.config_file(home))
+        self.polls = pace.PollClock(self.clock())
+        self.polls_lock = threading.Lock()
         # Running as root, jobs run as their owners; otherwise as this user whatever the spec says.
         self.is_root = os.geteuid() == 0
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional
 
 from fake_pbs import paths
+from fake_pbs import pace
 from fake_pbs.server import config as cluster_config
 from fake_pbs.server import defaults
 from fake_pbs.server.logs import AccountingLog, DaemonLog
@@ -22,6 +23,7 @@ class ServerApp:
         self.home = home
         self.clock = clock
         self.config = cluster_config.load(home)
+        self.pace = pace.of(self.config)  # end-of-job timing profile (fake_pbs/pace.py)
         self.server_name = str(self.config["server_name"])
         self.host = self.server_name
         self.owner_uid = int(self.config.get("owner_uid", os.getuid()))

@@ -42,6 +42,10 @@ class ExecClient(ExecLike):
     def resume_all(self) -> None:
         """After a server restart: follow again every job that was running."""
         with self.app.state.lock:
+            for job in [j for j in self.app.state.jobs.values()
+                        if j.get("job_state") == "E"
+                        and j.get("substate") == str(lifecycle.SUB_STAGEOUT)]:
+                lifecycle.end_e_phase(self.app, job)  # pace pbs: the obit was in already
             active = [j["_id"] for j in self.app.state.jobs.values()
                       if j.get("job_state") in ("R", "E", "S") and j.get("exec_host")]
         for jobid in active:
@@ -123,6 +127,8 @@ class ExecClient(ExecLike):
                     self._rejected(jobid, job, message)
                     return True
                 continue
+            if message.get("ev") == "finish" and self.app.pace.obit_latency > 0:
+                time.sleep(self.app.pace.obit_latency)  # pace pbs: the obit's way to the server
             with self.app.state.lock:
                 if lifecycle.apply_event(self.app, message):
                     return True
@@ -157,7 +163,8 @@ class ExecClient(ExecLike):
                 "hosts": job.get("_hosts") or lifecycle.hosts_from_vnode(
                     str(job.get("exec_vnode", ""))),
                 "uid": uid, "gid": gid, "user": user, "group": _group_name(gid), "home": home,
-                "kill_delay": int(job.get("_kill_delay", 10))}
+                "kill_delay": _kill_delay(job, self.app.state.queues.get(
+                    str(job.get("queue", "")), {}))}
 
     # -- plain requests -----------------------------------------------------------------------
     def request(self, host: str, op: str, **args: Any) -> Any:
@@ -194,6 +201,17 @@ class ExecClient(ExecLike):
             except PbsError:
                 pass
         threading.Thread(target=send, name="discard-%s" % jobid, daemon=True).start()
+
+
+def _kill_delay(job: Dict[str, Any], queue: Dict[str, Any]) -> int:
+    """Seconds between TermJob's SIGTERM and SIGKILL: the queue's kill_delay, else 10."""
+    for value in (job.get("_kill_delay"), queue.get("kill_delay")):
+        if value not in (None, ""):
+            try:
+                return int(value)
+            except (TypeError, ValueError):
+                pass
+    return 10
 
 
 def _group_name(gid: int) -> str:

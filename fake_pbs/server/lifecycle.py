@@ -23,6 +23,7 @@ WALLTIME_KILLED = -29
 LOST_RUN = -11  # JOB_EXEC_RERUN: the mom found the job's processes gone
 MAX_FAILED_ATTEMPTS = 20
 SESSION_ID_AFTER = 2
+SUB_STAGEOUT = 51  # JOB_SUBSTATE_STAGEOUT: E after the obit, while files are staged out (c04b)
 
 RERUN_MESSAGES = {
     -16: "hook rejected request, requiring job to be rerun",
@@ -205,7 +206,11 @@ def apply_event(app: ServerApp, event: Dict[str, Any]) -> bool:
 
 def _on_start(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
     if job.get("job_state") == st.RUNNING:
-        set_state(job, st.RUNNING, st.SUB_RUNNING)
+        if app.pace.first_update > 0:
+            # pace pbs: 42 comes with the mom's first status update, not with the start
+            _after(app.pace.first_update, _first_update, app, job["_id"], job["run_count"])
+        else:
+            set_state(job, st.RUNNING, st.SUB_RUNNING)
     job["_started"] = True
     job["_session_id"] = str(event.get("session_id", 0))
     job["session_id"] = job["_session_id"]
@@ -254,9 +259,9 @@ def complete(app: ServerApp, job: Job) -> None:
     jobid = job["_id"]
     status = hookpoints.obit_status(job, int(job.get("_exit", -3)))
     job["_exit"] = status
-    release_vnodes(app, job)
-    if app.execs is not None:
-        app.execs.discard(jobid, job.get("_hosts") or [])
+    e_phase = app.pace.e_phase
+    if e_phase <= 0:
+        _free(app, job)
     app.log.job(jobid, "Obit received momhop:%s serverhop:%s state:%s substate:%s" % (
         job.get("run_count", "1"), job.get("run_count", "1"), "R",
         job.get("_substate_at_obit", st.SUB_RUNNING)), DEBUG)
@@ -271,17 +276,82 @@ def complete(app: ServerApp, job: Job) -> None:
             job.pop("_force_requeue", None) or status in REQUEUE_CODES
             or (status in RERUN_IF_RERUNABLE and rerunable)):
         job["Exit_status"] = str(status)
+        if e_phase > 0:
+            _free(app, job)
         _account_end(app, job, "R", status)
         requeue(app, job, failed_start=not job.get("_started"))
         return
     job["Exit_status"] = str(status)
     hookpoints.current().jobobit(app, job)
-    _account_end(app, job, "E", status)
     suffix = _comment_suffix(job, status)
-    if suffix and job.get("comment"):
+    if suffix and job.get("comment") and not job["comment"].endswith(" " + suffix):
         job["comment"] = job["comment"] + " " + suffix
+    if e_phase > 0:
+        # pace pbs: the obit is in (a blocking qsub has its reply, cli/qsub.py); stage-out
+        # and the mom's delete-job request follow, and only then are the nodes free (a17b).
+        set_state(job, st.EXITING, SUB_STAGEOUT)
+        touch(app, job)
+        save(app, job)
+        _after(e_phase, _end_of_e_phase, app, jobid, job.get("run_count", ""))
+        return
+    _account_end(app, job, "E", status)
     to_history(app, job, st.final_substate(status, job.get("_deleted_by") is not None),
                ran=True)
+
+
+def _free(app: ServerApp, job: Job) -> None:
+    """The mom's delete-job request and the nodes given back: the end of the E phase."""
+    release_vnodes(app, job)
+    if app.execs is not None:
+        app.execs.discard(job["_id"], job.get("_hosts") or [])
+
+
+def _after(delay: float, target: Any, *args: Any) -> None:
+    timer = threading.Timer(delay, target, args)
+    timer.daemon = True
+    timer.start()
+
+
+def _current(app: ServerApp, jobid: str, run_count: str, state: str) -> Optional[Job]:
+    job = app.state.jobs.get(jobid)
+    if job is None or job.get("run_count") != run_count or job.get("job_state") != state:
+        return None
+    return job
+
+
+def _first_update(app: ServerApp, jobid: str, run_count: str) -> None:
+    """pace pbs: the mom's first status update for this run: substate 41 -> 42."""
+    with app.state.lock:
+        job = _current(app, jobid, run_count, st.RUNNING)
+        if job is not None and job.get("substate") == str(st.SUB_PRERUN):
+            set_state(job, st.RUNNING, st.SUB_RUNNING)
+            save(app, job)
+
+
+def _end_of_e_phase(app: ServerApp, jobid: str, run_count: str) -> None:
+    """pace pbs: stage-out and delete-job are done: free the nodes, E record, history."""
+    with app.state.lock:
+        job = _current(app, jobid, run_count, st.EXITING)
+        if job is None or job.get("substate") != str(SUB_STAGEOUT):
+            return
+        end_e_phase(app, job)
+
+
+def end_e_phase(app: ServerApp, job: Job) -> None:
+    """Finish a job left in E/51 (also called at server start-up for jobs a restart caught
+    in their E phase, so that none stays E forever)."""
+    status = int(job.get("Exit_status", "0") or 0)
+    _free(app, job)
+    _account_end(app, job, "E", status)
+    to_history(app, job, st.final_substate(status, job.get("_deleted_by") is not None),
+               ran=True)
+
+
+def note_termination(job: Job) -> None:
+    """A delete's kill was sent: the comment says ``and terminated by ...`` from now on."""
+    suffix = _comment_suffix(job, 0)
+    if job.get("comment") and not job["comment"].endswith(" " + suffix):
+        job["comment"] = job["comment"] + " " + suffix
 
 
 def _comment_suffix(job: Job, status: int) -> str:

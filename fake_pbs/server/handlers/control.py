@@ -68,6 +68,8 @@ def delete_one(ctx: Context, job: Job, force: bool) -> None:
                 raise PbsError(PBSE_BADSTATE)
             app.execs.signal(job["_id"], signal)
             app.log.job(job["_id"], "Job sent signal %s on delete" % signal)
+            # PBS says so while the job still runs (b05: R/42 1 s after qdel)
+            lifecycle.note_termination(job)
         except PbsError:
             if not job.get("_started") and not force:
                 job["_kill_on_start"] = signal

@@ -5,8 +5,9 @@ The capture ran on host ``vm``: server and one node ``vm`` (ncpus=2), users ``pb
 ``PATH=/opt/pbs/bin:/opt/pbs/sbin:...`` (scenario/cap.py).  The replay rebuilds that:
 
 * the cluster is started by root in conformance mode, ``fake-pbs start --server-name vm
-  --host vm:ncpus=2:mem=24684084kb`` (the capture machine's memory, e01), in a temporary
-  FAKE_PBS_HOME (0755, so every user reaches it);
+  --host vm:ncpus=2:mem=24684084kb --pace pbs`` (the capture machine's memory, e01; the
+  capture server's end-of-job timing, fake_pbs/pace.py), in a temporary FAKE_PBS_HOME (0755,
+  so every user reaches it);
 * ``pbsuser`` and ``pbsuser2`` are created with ``useradd -m`` when missing (as
   tools/make_fidelity_users.sh does); commands run as them through setuid/setgid;
 * PATH starts with two shims of exactly the capture's lengths (``/tmp/fpbXXXX`` links to
@@ -188,7 +189,7 @@ class FidelityEnv:
         self.started = True  # from here on, stop() must clean up even if start fails half-way
         done = subprocess.run(
             [sys.executable, str(FAKE_BIN / "fake-pbs"), "start", "--server-name",
-             self.server_name, "--host", CAPTURE_HOST],
+             self.server_name, "--host", CAPTURE_HOST, "--pace", "pbs"],
             env=self.base_env(root), capture_output=True, text=True, timeout=60, check=False)
         if done.returncode != 0:
             raise RuntimeError("fake-pbs start failed (exit %d): %s%s\nfix fake_pbs/control.py or "

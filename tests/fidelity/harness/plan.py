@@ -52,7 +52,13 @@ RELEASE_BEFORE: Dict[str, List[Step]] = {
         Run("pbsuser", "qsub -h -l walltime hello.sh", "7.vm\n", "a13 (not in the set)")],
     "a19f_qstat_fjson_backslash": [
         Run("pbsuser", "qsub -h -v 'TAB=x\ty' hello.sh", "9.vm\n", "a19e (not in the set)")],
-    "b01_qstat_default": [Wait("14.vm", "R", 20, "waitstate $S2 R 20; sleep 2")],
+    "a17_qsub_block_exit3": [Wait("0.vm", "F", 30, "waitstate $J1 F 30 (0.vm's cpu is free)")],
+    "b01_qstat_default": [Wait("14.vm", "R", 20, "waitstate $S2 R 20"),
+                          Run("root", "sleep 2", "", "replay.sh: sleep 2 (b02 shows 13.vm's "
+                              "first mom update: substate 42, session_id)")],
+    "b05_qstat_fxjson_deleted_1s": [Run("root", "sleep 1", "", "replay.sh: qdel $S1; sleep 1")],
+    "c04b_qstat_fxjson_forcedeleted_1s": [
+        Run("root", "sleep 1", "", "replay.sh: qdel -W force $S2; sleep 1")],
     "b05b_qstat_fxjson_deleted_final": [Wait("13.vm", "F", 30, "waitstate $S1 F 30")],
     "c04c_qstat_fxjson_forcedeleted_final": [Wait("14.vm", "F", 30, "waitstate $S2 F 30")],
     "b07b_qstat_fxjson_exit3": [Wait("16.vm", "F", 30, "waitstate $E3 F 30")],
@@ -64,6 +70,9 @@ RELEASE_BEFORE: Dict[str, List[Step]] = {
     "d09_qmgr_syntax_error": [
         Run("root", "qmgr -c 'set sched preempt_order = SCR'", "", "replay.sh after d08l")],
     "e01_pbsnodes_a": [Run("root", "qmgr -c 'delete hook h1'", "", "f00 (not in the set)")],
+    "g01_create_express_queue": [
+        Wait("15.vm", "F", 30, "the capture's g01 came 32 s after h01: 15.vm, qdel'd by c11, had "
+             "ended (it ends at the mom's next poll or at kill_delay, fake_pbs/pace.py)")],
     "g06_qsub_express": [Wait("19.vm", "R", 20, "waitstate $V R 20"),
                          Run("root", "sleep 2", "", "replay.sh: sleep 2 (the victim runs 2 s;"
                              " PBS shows its session_id, g08)")],

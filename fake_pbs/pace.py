@@ -1,0 +1,88 @@
+"""Cluster pace profiles: how fast the daemons move a job through its end (``cluster.json``).
+
+``fast`` (the default) ends a job as soon as its processes are gone: tests and benchmarks want
+that.  ``pbs`` reproduces the end-of-job timing of the capture server (OpenPBS 23.06.06, the
+golden transcripts), for fidelity work (``fake-pbs start --pace pbs``; docs/differences.md):
+
+* the mom's first status update (substate 41 -> 42) reaches the server ~2 s after the start, so
+  a job that ends sooner is ``Obit received ... substate:41`` (h01) and a longer one 42 (g11);
+* the obit reaches the server about a second after the mom sent it (h01: ``Obit sent``
+  19:52:30, ``Obit received`` 19:52:31; g11 1 s after the victim's SIGTERM);
+* the E phase (obit -> stage-out -> delete job -> nodes freed) lasts a moment, and a blocking
+  ``qsub`` gets its reply at the obit, so the next job finds the slot still taken (a17 -> a17b
+  got vm/1, b22e's exec_host list);
+* after ``TermJob`` the mom sees the job gone only at its next resource poll (mom_main.c's
+  ``next_sample_time``: ``$min_check_poll`` 10 s after the previous poll, growing by
+  ``(max - min + 19) / 20`` per poll up to ``$max_check_poll`` 120 s, reset to the minimum at
+  a job start and at TermJob): e01's ``jobs = 15.vm/1`` 1.4 s after qdel, b05b's 8 s.
+"""
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict
+
+FAST = "fast"
+PBS = "pbs"
+PACES = (FAST, PBS)
+
+
+@dataclass(frozen=True)
+class Pace:
+    name: str
+    first_update: float  # seconds from the mom's start event to substate 42 on the server
+    obit_latency: float  # seconds between the mom's finish and the server applying it
+    e_phase: float       # seconds between the obit and the nodes being freed (then F)
+    mom_poll: bool       # a TermJob'd job is seen ended at the mom's next resource poll
+
+
+PROFILES: Dict[str, Pace] = {
+    FAST: Pace(FAST, 0.0, 0.0, 0.0, False),
+    PBS: Pace(PBS, 2.0, 1.0, 0.6, True),
+}
+
+
+def of(config: Dict[str, Any]) -> Pace:
+    """The pace named in a cluster configuration (unknown or missing: ``fast``)."""
+    return PROFILES.get(str(config.get("pace", FAST)), PROFILES[FAST])
+
+
+def load(config_file: Path) -> Pace:
+    """The pace of the cluster whose ``cluster.json`` is ``config_file`` (mom side)."""
+    try:
+        with open(str(config_file), "r", encoding="utf-8") as handle:
+            return of(json.load(handle))
+    except (OSError, ValueError):
+        return PROFILES[FAST]
+
+
+class PollClock:
+    """The mom's resource-poll schedule (mom_main.c): deterministic, clock values passed in.
+
+    A poll happens when ``now >= last + interval``; each poll grows the interval by ``step``
+    up to ``maximum``.  A job start or a TermJob sets the interval back to ``minimum``.
+    """
+
+    def __init__(self, start: float, minimum: float = 10.0, maximum: float = 120.0) -> None:
+        self.minimum = minimum
+        self.maximum = maximum
+        self.step = float(int((maximum - minimum + 19) // 20))
+        self.last = start
+        self.interval = maximum  # PBS starts with next_sample_time = MAX_CHECK_POLL_TIME
+
+    def _advance(self, now: float) -> None:
+        while self.last + self.interval <= now:
+            self.last += self.interval
+            self.interval = min(self.interval + self.step, self.maximum)
+
+    def reset(self, now: float) -> None:
+        """A job started or was sent TermJob: poll again ``minimum`` after the last poll."""
+        self._advance(now)
+        self.interval = self.minimum
+        if self.last + self.interval <= now:  # overdue: the main loop polls at once
+            self.last = now
+            self.interval = min(self.interval + self.step, self.maximum)
+
+    def next_poll(self, now: float) -> float:
+        """The instant of the first poll after ``now``."""
+        self._advance(now)
+        return self.last + self.interval

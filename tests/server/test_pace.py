@@ -1,0 +1,113 @@
+"""The ``pbs`` pace (fake-pbs start --pace pbs; fake_pbs/pace.py): PBS's end-of-job timing.
+
+Pinned transcripts (OpenPBS 23.06.06): a17/a17b (a blocking qsub returns at the obit, while
+the job still holds its cpu, so the next job got vm/1; b22e's exec_host list), h01 (a job that
+ended within a second: ``Obit received ... state:R substate:41``), e01 and b05 (after qdel the
+job stays R and keeps its cpu until the mom's next poll).  One small cluster for the module.
+"""
+import os
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Dict, Iterator, List
+
+import pytest
+
+from fake_pbs import control, paths, protocol
+
+BIN = str(paths.bin_dir())
+
+
+@pytest.fixture(scope="module")
+def home() -> Iterator[Path]:
+    path = Path(tempfile.mkdtemp(prefix="fppace-"))
+    path.chmod(0o755)
+    try:
+        control.start(path, "vm", [control.parse_host("n1:ncpus=2")], pace="pbs")
+        yield path
+    finally:
+        control.stop(path, now=True)
+        control.sweep(path)
+
+
+def _run(home: Path, argv: List[str]) -> subprocess.CompletedProcess:
+    env = dict(os.environ, FAKE_PBS_HOME=str(home), FAKE_PBS_AUTOSTART="0")
+    env["PATH"] = BIN + os.pathsep + env.get("PATH", "")
+    return subprocess.run(argv, env=env, cwd=str(home), stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+
+
+def _job(home: Path, jobid: str) -> Dict[str, str]:
+    channel = protocol.connect(paths.server_socket(home), timeout=10)
+    try:
+        reply = protocol.call(channel, "statjob", id=jobid, extend="x")
+    finally:
+        channel.close()
+    return dict(reply[0]["attrs"])
+
+
+def _script(home: Path, name: str, body: str) -> str:
+    path = home / name
+    path.write_text("#!/bin/bash\n" + body + "\n")
+    return str(path)
+
+
+def _wait_state(home: Path, jobid: str, states: str, seconds: float = 30) -> Dict[str, str]:
+    deadline = time.monotonic() + seconds
+    attrs = _job(home, jobid)
+    while attrs.get("job_state") not in states and time.monotonic() < deadline:
+        time.sleep(0.1)
+        attrs = _job(home, jobid)
+    return attrs
+
+
+def test_pace_is_stored_in_cluster_json(home: Path) -> None:
+    """``fake-pbs start --pace pbs`` records the profile for both daemons to read."""
+    assert '"pace": "pbs"' in paths.config_file(home).read_text()
+
+
+def test_block_reply_at_obit_and_next_job_gets_the_other_cpu(home: Path) -> None:
+    """a17 -> a17b: ``qsub -W block=true`` exits with the job's status when the server takes
+    the obit (E, substate 51: stage-out); the finished job keeps its cpu until the end of the
+    E phase, so a job submitted at once gets cpu 1 (``exec_host = vm/1``)."""
+    first = _run(home, [BIN + "/qsub", "-W", "block=true",
+                        _script(home, "exit3.sh", "exit 3")])
+    assert first.returncode == 3, first.stderr
+    second = _run(home, [BIN + "/qsub", _script(home, "hello.sh", "echo hello")])
+    assert second.returncode == 0, second.stderr
+    jobid = second.stdout.strip()
+    attrs = _wait_state(home, jobid, "F")
+    assert attrs["exec_host"] == "n1/1"
+    ended = _job(home, first.stdout.strip())
+    assert (ended["job_state"], ended["Exit_status"]) == ("F", "3")
+
+
+def test_short_job_obit_says_substate_41(home: Path) -> None:
+    """h01: a job that ended before the mom's first status update reached the server is
+    ``Obit received momhop:1 serverhop:1 state:R substate:41``."""
+    done = _run(home, [BIN + "/qsub", _script(home, "quick.sh", "exit 0")])
+    jobid = done.stdout.strip()
+    _wait_state(home, jobid, "F")
+    log = "".join(p.read_text() for p in sorted((home / "server_logs").iterdir()))
+    obits = [ln for ln in log.splitlines() if ";%s;Obit received" % jobid in ln]
+    assert obits and obits[0].endswith("state:R substate:41")
+
+
+def test_deleted_job_stays_running_until_the_mom_notices(home: Path) -> None:
+    """e01/b05: after qdel the shell dies of SIGTERM, but the job stays R with its cpu until
+    the mom's next resource poll (here the SIGKILL at the queue's kill_delay, 2 s, comes
+    first); then Exit_status 271 (b05b)."""
+    assert _run(home, [BIN + "/qmgr", "-c", "set queue workq kill_delay = 2"]).returncode == 0
+    try:
+        done = _run(home, [BIN + "/qsub", _script(home, "sleep.sh", "sleep 300")])
+        jobid = done.stdout.strip()
+        _wait_state(home, jobid, "R")
+        assert _run(home, [BIN + "/qdel", jobid]).returncode == 0
+        assert _job(home, jobid)["job_state"] == "R"
+        nodes = _run(home, [BIN + "/pbsnodes", "-a"]).stdout
+        assert "jobs = %s/" % jobid in nodes
+        attrs = _wait_state(home, jobid, "F")
+        assert (attrs["job_state"], attrs["Exit_status"]) == ("F", "271")
+    finally:
+        _run(home, [BIN + "/qmgr", "-c", "unset queue workq kill_delay"])
