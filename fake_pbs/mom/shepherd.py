@@ -29,7 +29,7 @@ from fake_pbs.mom.procs import start_ticks
 # (together ~25 ms of every job start; docs/performance.md, hotspot 1).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Dict, List, NoReturn
+    from typing import Any, Callable, Dict, List, NoReturn, Optional
 
 _HANDLED = (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGQUIT)
 
@@ -129,6 +129,7 @@ def shepherd(jobdir: str, launch: Dict[str, Any], report_fd: int) -> None:
     except OSError as exc:
         os.write(report_fd, ("err cannot open output: %s" % exc).encode())
         return
+    subreaper = _SUBREAPER is not None and _SUBREAPER()
     exec_r, exec_w = os.pipe2(os.O_CLOEXEC)
     start = time.time()
     child = os.fork()
@@ -149,12 +150,47 @@ def shepherd(jobdir: str, launch: Dict[str, Any], report_fd: int) -> None:
     os.write(report_fd, b"ok %d" % child)
     os.close(report_fd)
     _, wait_status, usage = os.wait4(child, 0)
-    _record(os.path.join(jobdir, "exit.json"), {
-        "status": exit_status(wait_status),
-        "cput": usage.ru_utime + usage.ru_stime,
-        "maxrss_kb": usage.ru_maxrss,
-        "end_time": time.time()})
+    record = {"status": exit_status(wait_status), "cput": usage.ru_utime + usage.ru_stime,
+              "maxrss_kb": usage.ru_maxrss, "end_time": time.time()}
+    if subreaper and not _descendants_left():
+        record["session_empty"] = True
+    _record(os.path.join(jobdir, "exit.json"), record)
     _notify_mom(launch)
+
+
+# Set by serve(): makes the calling process a child subreaper (prctl), or None.
+_SUBREAPER: Optional[Callable[[], bool]] = None
+
+
+def _load_subreaper() -> Optional[Callable[[], bool]]:
+    """prctl(PR_SET_CHILD_SUBREAPER) through ctypes; None where it is not available.
+
+    Only the launcher loads it (ctypes costs a one-shot shepherd more than it would save)."""
+    try:
+        import ctypes
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (ImportError, OSError, AttributeError):
+        return None
+
+    def become_subreaper() -> bool:
+        return int(prctl(36, 1, 0, 0, 0)) == 0  # PR_SET_CHILD_SUBREAPER
+
+    return become_subreaper
+
+
+def _descendants_left() -> bool:
+    """True when a process orphaned by the job shell is still alive (zombies are reaped).
+
+    As a subreaper the shepherd adopts every orphaned descendant of the job shell, and every
+    member of the job's session descends from the shell; so no child left means an empty
+    session, and the mom may skip its /proc scan for leftovers (docs/performance.md)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return False
+        if pid == 0:
+            return True
 
 
 def detach(jobdir: str) -> str:
@@ -199,8 +235,10 @@ def serve() -> int:
     report on one stdout line.  A job start is then a fork of this already-imported process
     instead of a Python start (docs/performance.md, hotspot 1).  Exits at EOF: the mom is gone.
     """
+    global _SUBREAPER
     for signum in (signal.SIGHUP, signal.SIGINT):
         signal.signal(signum, signal.SIG_IGN)
+    _SUBREAPER = _load_subreaper()
     pending = b""
     while True:
         chunk = os.read(0, 65536)

@@ -94,3 +94,17 @@ def test_a_killed_launcher_is_replaced(node1: MomRig) -> None:
     events = node1.run("node1", node1.spec("5.vm", "exit 7\n"))
     assert event(events, "finish")["status"] == 7
     assert len(_launchers(node1)) == 1 and _launchers(node1) != [old]
+
+
+def test_empty_session_is_recorded_and_leftovers_are_still_killed(node1: MomRig) -> None:
+    """PBS's kill_job at the end of a job: nothing of its session outlives it.  A job that
+    leaves nothing behind is recorded as such by its (subreaper) shepherd; one that leaves a
+    background process in its session has it killed by the mom."""
+    node1.run("node1", node1.spec("6.vm", "exit 0\n"))
+    plain = read_json(node1.job_dir("node1", "6.vm") / "exit.json") or {}
+    assert plain.get("session_empty") is True
+    pidfile = node1.user_home / "bg.pid"
+    node1.run("node1", node1.spec("7.vm", "sleep 300 &\necho $! > %s\nexit 0\n" % pidfile))
+    left = read_json(node1.job_dir("node1", "7.vm") / "exit.json") or {}
+    assert "session_empty" not in left
+    assert _wait_gone([int(pidfile.read_text())]), "a background process outlived its job"
