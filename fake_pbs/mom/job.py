@@ -273,6 +273,8 @@ class MomJob:
         self.ctx.log.job(self.jobid, "SID is: %d" % pid, 0x0400)
         self.ctx.log.job(self.jobid, "Started, pid = %d" % pid)
         self.events.append("start", session_id=pid, pid=pid)
+        with self.ctx.polls_lock:
+            self.ctx.polls.reset(self.ctx.clock())  # start_exec.c: poll soon after a start
 
     # ---- failure to start (exec_bail) ----------------------------------------------------------
 
@@ -316,10 +318,14 @@ class MomJob:
         limit = parse_duration(self.job.get("attrs", {}).get("Resource_List.walltime", ""))
         while not self.discarded:
             record = read_json(self.files.exit)
-            if record is not None:
+            if record is not None and not self._unseen_until_poll():
                 self._complete(record)
                 return
             shepherd = read_json(self.files.shepherd) or {}
+            if record is not None:  # pace pbs: the shell died of TermJob; wait for the poll
+                self.wake.wait(POLL_SECONDS / 10)
+                self.wake.clear()
+                continue
             if not self._alive(shepherd):
                 record = read_json(self.files.exit)  # it may have been written just now
                 if record is None:
@@ -331,6 +337,21 @@ class MomJob:
             self._escalate(shepherd)
             self.wake.wait(POLL_SECONDS)
             self.wake.clear()
+
+    def _unseen_until_poll(self) -> bool:
+        """pace pbs: a job sent TermJob is seen ended at the mom's next resource poll, or at
+        the SIGKILL after kill_delay (requests.c sets the poll back to $min_check_poll;
+        mom_start.c leaves a task whose session still had processes to that poll)."""
+        if not self.ctx.pace.mom_poll:
+            return False
+        kill = read_json(self.files.kill)
+        if kill is None or kill.get("reason") != TERMJOB:
+            return False
+        now = self.ctx.clock()
+        with self.ctx.polls_lock:
+            due = self.ctx.polls.next_poll(float(kill["at"]))
+        delay = float(self.job.get("kill_delay", DEFAULT_KILL_DELAY))
+        return now < min(due, float(kill["at"]) + delay)
 
     @staticmethod
     def _alive(shepherd: Dict[str, Any]) -> bool:
@@ -363,6 +384,9 @@ class MomJob:
         with self._kill_lock:
             if not self.files.kill.exists():
                 write_json(self.files.kill, {"reason": reason, "at": self.ctx.clock()})
+                if reason == TERMJOB:
+                    with self.ctx.polls_lock:
+                        self.ctx.polls.reset(self.ctx.clock())  # "poll ASAP" (requests.c)
             self._term_sent = False
         self._escalate(read_json(self.files.shepherd) or {})
         self.wake.set()
