@@ -47,6 +47,8 @@ ALT_A, ALT_I, ALT_R, ALT_U, ALT_N, ALT_S, ALT_H, ALT_Q = 1, 2, 4, 8, 0x10, 0x20,
 ALT_MW, ALT_G, ALT_1, ALT_W, ALT_T = 0x200, 0x400, 0x800, 0x1000, 0x2000
 
 FORMATS = ("default", "dsv", "json")
+# qstat.c's basic_attribs: what the default job table asks the server for.
+BASIC_ATTRIBS = ("Job_Name", "Job_Owner", "resources_used", "job_state", "queue")
 JOBS, QUEUES, SERVERS = "jobs", "queues", "servers"
 
 
@@ -325,18 +327,32 @@ class Run:
                 self.any_failed = err.code
                 self.error("qstat: %s" % err.text)
                 return
+        names = self._display_attribs(criteria)
         try:
             if single or not criteria:
-                records = common.request("statjob", id=job_id, extend=opts.extend)
+                records = common.request("statjob", id=job_id, extend=opts.extend, **names)
             else:
-                records = select(common.request("statjob", id=None, extend=opts.extend),
-                                 criteria)
+                records = select(common.request("statjob", id=None, extend=opts.extend,
+                                                **names), criteria)
         except PbsError as err:
             self._job_error(err, job_id or "")
             return
         if not records:
             return
         self.show_jobs(list(records), prtheader)
+
+    def _display_attribs(self, criteria: List[Criterion]) -> Dict[str, Any]:
+        """The ``names`` argument of statjob: for the default table, qstat.c's
+        ``basic_attribs`` (so that the reply carries 5 attributes per job, not 50, which
+        matters with thousands of finished jobs under ``-x``), plus what the client-side
+        selection reads; every attribute (no argument) for the other displays."""
+        opts = self.opts
+        if opts.full or opts.percent or opts.alt & ~ALT_W:
+            return {}
+        names = list(BASIC_ATTRIBS)
+        if any(what == "array" for what, _ in criteria):
+            names.append("array")
+        return {"names": names}
 
     def _job_error(self, err: PbsError, job_id: str) -> None:
         if err.code == PBSE_HISTJOBID:

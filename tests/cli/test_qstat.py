@@ -87,10 +87,17 @@ def test_no_header_when_first_id_fails(server: FakeServer,
 
 
 def test_one_request_per_operand(server: FakeServer, capsys: pytest.CaptureFixture[str]) -> None:
-    """qstat.c: pbs_statjob once per job id, extend letters as given (-x -> x, -t -> t)."""
+    """qstat.c: pbs_statjob once per job id, extend letters as given (-x -> x, -t -> t),
+    asking for basic_attribs (Job_Name, Job_Owner, resources_used, job_state, queue) for the
+    default table and for every attribute (none named) with -f."""
     run(["-x", "-t", "15", "0.vm"], capsys)
     stats = [args for op, args in server.calls if op == "statjob"]
-    assert stats == [{"id": "15.vm", "extend": "xt"}, {"id": "0.vm", "extend": "xt"}]
+    basic = ["Job_Name", "Job_Owner", "resources_used", "job_state", "queue"]
+    assert stats == [{"id": "15.vm", "extend": "xt", "names": basic},
+                     {"id": "0.vm", "extend": "xt", "names": basic}]
+    run(["-f", "-x", "15"], capsys)
+    stats = [args for op, args in server.calls if op == "statjob"]
+    assert stats[-1] == {"id": "15.vm", "extend": "x"}
 
 
 def test_user_without_jobs_prints_nothing(server: FakeServer,
