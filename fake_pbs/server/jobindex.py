@@ -8,6 +8,7 @@ write-through contract: every change is saved before the reply), and checks itse
 job table: when the counts disagree (a job added or removed without a save) it rebuilds from the
 table, and a live job is always re-read from the table, so a stale entry is never served.
 """
+import sys
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from fake_pbs.model import states as st
@@ -15,6 +16,17 @@ from fake_pbs.server.store import Record
 
 #: (caller is a manager, requested names) -> one job's encoded statjob record.
 EncodingKey = Tuple[bool, Optional[Tuple[str, ...]]]
+
+
+def _share_values(record: Record) -> None:
+    """Intern a finished job's short string values (``True``, ``workq``, dates...), in place.
+
+    History is most of a large server's memory and its values repeat from job to job; a value
+    is replaced, never a key, so no one iterating the record meets a changed size.
+    """
+    for key, value in record.items():
+        if isinstance(value, str) and len(value) <= 64:
+            record[key] = sys.intern(value)
 
 
 class JobIndex:
@@ -42,7 +54,8 @@ class JobIndex:
         if record is None:
             self._live.pop(jobid, None)
         elif record.get("job_state") in st.HISTORY_STATES:
-            self._live.pop(jobid, None)
+            if self._live.pop(jobid, None) is not None:
+                _share_values(record)
             top = not record.get("array_id")
             ran = bool(record.get("exec_vnode"))
             self._history[jobid] = (top, ran)

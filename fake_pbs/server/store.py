@@ -7,6 +7,7 @@ dicts keyed by ``(kind, name)``.
 """
 import json
 import sqlite3
+import sys
 import threading
 from pathlib import Path
 from typing import Any, Dict, Iterator, Optional, Tuple
@@ -19,6 +20,22 @@ CREATE TABLE IF NOT EXISTS objects (kind TEXT NOT NULL, name TEXT NOT NULL, data
                                     PRIMARY KEY (kind, name));
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+
+
+_BATCH = 500
+_SHORT = 64
+
+
+def _shared(record: Record) -> Record:
+    """``record`` with its attribute names and short string values interned.
+
+    Each job is decoded on its own, so without this every one of 20,000 history jobs held its
+    own copy of ~60 names and of values such as ``True`` or ``workq``: about half of the
+    server's memory at that size (docs/performance.md, issue 7's RSS figure).
+    """
+    intern = sys.intern
+    return {intern(k): intern(v) if isinstance(v, str) and len(v) <= _SHORT else v
+            for k, v in record.items()}
 
 
 class Store:
@@ -49,10 +66,17 @@ class Store:
             self._db.execute("DELETE FROM jobs WHERE id = ?", (jobid,))
 
     def jobs(self) -> Iterator[Tuple[str, Record]]:
+        """Every job, in sequence order, read in batches with its names and short values
+        shared (see :func:`_shared`)."""
         with self._guard:
-            rows = self._db.execute("SELECT id, data FROM jobs ORDER BY seq, id").fetchall()
-        for jobid, data in rows:
-            yield jobid, json.loads(data)
+            cursor = self._db.execute("SELECT id, data FROM jobs ORDER BY seq, id")
+        while True:
+            with self._guard:  # not held while the caller works on a batch
+                rows = cursor.fetchmany(_BATCH)
+            if not rows:
+                return
+            for jobid, data in rows:
+                yield jobid, _shared(json.loads(data))
 
     # -- other objects ------------------------------------------------------------------------
     def put_object(self, kind: str, name: str, record: Record) -> None:
