@@ -14,7 +14,7 @@ from fake_pbs.model import states as st
 from fake_pbs.model.errors import PbsError
 from fake_pbs.server import hookpoints, lifecycle, preemption, reqlog
 from fake_pbs.server.app import SchedulerLike, ServerApp
-from fake_pbs.server.logs import DEBUG, SCHED
+from fake_pbs.server.logs import DEBUG, JOB, SCHED
 
 # A cycle that preempted runs the pure cycle again over the jobs it has not considered yet
 # (PBS's scheduler goes on with the updated universe); bounded so that a cycle always ends.
@@ -95,13 +95,15 @@ class Scheduler(SchedulerLike):
         return (state.server.get("scheduling", "True") == "True"
                 and state.sched.get("scheduling", "True") == "True")
 
-    def cycle(self, force: bool = False, command: Optional[int] = None) -> None:
+    def cycle(self, force: bool = False, command: Optional[int] = None,
+              qrun: Optional[str] = None) -> None:
         """Run one scheduling cycle now and apply its result.
 
         Call it without the model lock: a preemption waits (without the lock) until its
         victims are out of the way before the high-priority job starts.  ``command``: the
         svr_sched_cmd the server log names (default: TERM when a job ended since the last
-        cycle, else NEW).
+        cycle, else NEW).  ``qrun``: a job a manager asked to run; the cycle considers it first
+        and may preempt for it (k06: "Received qrun request" in the scheduler's log).
         """
         app = self.app
         with self._cycle_lock:
@@ -111,10 +113,12 @@ class Scheduler(SchedulerLike):
                 self.cycles += 1
                 self._log_cycle_start(command)
                 app.sched_log.write(DEBUG, "Req", "", "Starting Scheduling Cycle")
+                if qrun is not None:
+                    app.sched_log.write(JOB, "Job", qrun, "Received qrun request")
             considered: Set[str] = set()
             try:
                 for _ in range(_MAX_PASSES):
-                    if not self._pass(considered):
+                    if not self._pass(considered, qrun):
                         break
             finally:
                 with app.state.lock:
@@ -143,15 +147,16 @@ class Scheduler(SchedulerLike):
             jobs.append(entry)
         return jobs
 
-    def _pass(self, considered: Set[str]) -> bool:
+    def _pass(self, considered: Set[str], qrun: Optional[str] = None) -> bool:
         """Apply one pure cycle in order; True when a preemption happened (go on after it)."""
         app = self.app
         state = app.state
         with state.lock:
+            extra = {"qrun": qrun} if qrun is not None else {}
             result = self._cycle(dict(state.server), dict(state.sched),
                                  {n: dict(q) for n, q in state.queues.items()},
                                  {n: dict(a) for n, a in state.nodes.items()},
-                                 self._inputs(considered), app.now())
+                                 self._inputs(considered), app.now(), **extra)
             runs = {run.jobid: run for run in result.runs}
             plans = {plan.run.jobid: plan for plan in getattr(result, "preempt", None) or []}
             steps = list(getattr(result, "considered", None) or [])

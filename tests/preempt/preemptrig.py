@@ -150,6 +150,12 @@ class NodeSampler:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(10.0)
+        # One last look: a test stops the sampler right after its own wait saw the final
+        # state, which the sampler's last (earlier) sample may have missed.
+        try:
+            self.sample()
+        except (PbsError, OSError, ValueError):
+            pass
 
     def _loop(self) -> None:
         deadline = time.monotonic() + SAMPLER_LIMIT

@@ -90,3 +90,36 @@ def test_only_lower_priority_jobs_are_victims(rig: PreemptRig) -> None:
     assert rig.attrs(first)["job_state"] == "R"
     assert rig.attrs(second)["job_state"] == "Q"
     rig.sh("qdel", first)
+
+
+def test_qrun_on_a_full_node_suspends_a_running_job(rig: PreemptRig) -> None:
+    """Extra k06c/k06d/k06h/k06i: root's ``qrun`` of a queued job (same queue, no express) when
+    the node is full: the scheduler gets the job ("Received qrun request"), suspends the running
+    job (default SCR: ``Job preempted by suspension``; server ``signal job request received``,
+    ``suspend job by Scheduler@vm``) and runs the qrun'd job itself (``Job Run at request of
+    Scheduler@vm``, comment ``Job run at ...``); qrun returns 0 once it runs, and the victim
+    resumes when the qrun'd job ends."""
+    rig.setup("SCR")
+    with NodeSampler(rig.cluster) as sampler:
+        victim = rig.submit("sleep 30")
+        rig.wait(victim, "R")
+        forqrun = rig.submit("sleep 2")
+        rig.wait_log("sched", ";%s;Not enough free nodes available" % forqrun)
+        assert rig.attrs(forqrun)["job_state"] == "Q"
+        rig.sh("qrun", forqrun)
+        ran = rig.attrs(forqrun)
+        assert ran["job_state"] == "R", ran
+        assert ran["comment"].startswith("Job run at "), ran["comment"]
+        held = rig.attrs(victim)
+        assert held["job_state"] == "S" and held["substate"] == "45", held
+        rig.wait(forqrun, "F")
+        rig.wait(victim, "R")
+    sched = rig.log_lines("sched")
+    received = index_of(sched, ";%s;Received qrun request" % forqrun)
+    suspended = index_of(sched, ";%s;Job preempted by suspension" % victim)
+    assert 0 <= received < suspended < index_of(sched, ";%s;Job run" % forqrun)
+    server = rig.log_lines("server")
+    assert index_of(server, ";%s;suspend job by Scheduler@vm" % victim) < index_of(
+        server, ";%s;Job Run at request of Scheduler@vm on exec_vnode (vm:ncpus=1)" % forqrun)
+    assert sampler.samples > 0 and sampler.violations == []
+    rig.sh("qdel", victim)

@@ -79,20 +79,49 @@ def rerunjob(ctx: Context, request: Dict[str, Any]) -> None:
     return None
 
 
-@handler("runjob")
+@handler("runjob", locked=False)
 def runjob(ctx: Context, request: Dict[str, Any]) -> None:
-    job = find_job(ctx, request)
-    if not ctx.caller.manager:
-        raise PbsError(PBSE_PERM)
-    if job.get("job_state") not in (st.QUEUED, st.HELD, st.WAITING) or job.get("array") == "True":
-        raise PbsError(PBSE_BADSTATE)
     app = ctx.app
-    exec_vnode: Optional[str] = request.get("vnodes") or None
-    if exec_vnode and not exec_vnode.startswith("("):
-        exec_vnode = "+".join("(%s:ncpus=%s)" % (host, job.get("Resource_List.ncpus", "1"))
-                              for host in exec_vnode.split("+"))
-    if exec_vnode is None:
-        exec_vnode = _placement(ctx, job)
+    with app.state.lock:
+        job = find_job(ctx, request)
+        if not ctx.caller.manager:
+            raise PbsError(PBSE_PERM)
+        if job.get("job_state") not in (st.QUEUED, st.HELD, st.WAITING) or \
+                job.get("array") == "True":
+            raise PbsError(PBSE_BADSTATE)
+        exec_vnode: Optional[str] = request.get("vnodes") or None
+        if exec_vnode and not exec_vnode.startswith("("):
+            exec_vnode = "+".join("(%s:ncpus=%s)" % (host, job.get("Resource_List.ncpus", "1"))
+                                  for host in exec_vnode.split("+"))
+        scheduler = app.scheduler
+        from fake_pbs.server.scheduling import Scheduler
+        if exec_vnode is None:
+            try:
+                exec_vnode = _placement(ctx, job)
+            except PbsError as err:
+                if err.code != PBSE_RESCUNAV or not isinstance(scheduler, Scheduler):
+                    raise
+        if exec_vnode is not None:
+            _start(ctx, job, exec_vnode)
+            return None
+        lifecycle.set_state(job, st.QUEUED, st.SUB_QUEUED)
+        lifecycle.save(app, job)
+        jobid = job["_id"]
+    # The vnodes are taken: PBS's scheduler gets the job (SCH_SCHEDULE_AJOB) and may preempt
+    # running jobs for it, then runs it itself (k06c/k06d/k06h/k06i).  The victims' ends are
+    # awaited without the model lock.
+    assert isinstance(scheduler, Scheduler)
+    scheduler.cycle(force=True, qrun=jobid)
+    with app.state.lock:
+        job = app.state.jobs.get(jobid) or {}
+        if job.get("job_state") not in (st.RUNNING, st.EXITING) and not job.get("_started"):
+            raise PbsError(PBSE_RESCUNAV)
+    return None
+
+
+def _start(ctx: Context, job: Job, exec_vnode: str) -> None:
+    """Run ``job`` on ``exec_vnode`` at the manager's request (model lock held)."""
+    app = ctx.app
     lifecycle.set_state(job, st.QUEUED, st.SUB_QUEUED)
     scheduler = app.scheduler
     requestor = ctx.caller.name
@@ -104,7 +133,6 @@ def runjob(ctx: Context, request: Dict[str, Any]) -> None:
     job["comment"] = "Job was sent for execution at %s on %s" % (
         time.strftime("%a %b %d at %H:%M", time.localtime(app.now())), exec_vnode)
     lifecycle.save(app, job)
-    return None
 
 
 def _placement(ctx: Context, job: Job) -> str:

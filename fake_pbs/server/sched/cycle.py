@@ -168,9 +168,15 @@ def _release(vnodes: Mapping[str, VNode], job: Attrs, back: bool = False) -> Non
             vnode.release(amounts, slots)
 
 
+# Above every preempt_prio level: PBS gives a qrun'd job the top preemption priority.
+_QRUN_LEVEL = 1 << 20
+
+
 class _Cycle:
     def __init__(self, sched: Attrs, queues: Mapping[str, Attrs],
-                 nodes: Mapping[str, Attrs], jobs: Sequence[Attrs], now: float) -> None:
+                 nodes: Mapping[str, Attrs], jobs: Sequence[Attrs], now: float,
+                 qrun: Optional[str] = None) -> None:
+        self.qrun = qrun
         self.queues = queues
         self.jobs = jobs
         self.now = now
@@ -190,10 +196,16 @@ class _Cycle:
                 continue
             queue = self.queues[job.get("queue", "")]
             qtime = _number(job.get("qtime") or job.get("_qtime_epoch"))
-            keyed.append(((-self.policy.level(queue), -_number(queue.get("Priority")), qtime,
+            keyed.append(((-self.level(job), -_number(queue.get("Priority")), qtime,
                            index), job))
         keyed.sort(key=lambda item: item[0])
         return [job for _, job in keyed]
+
+    def level(self, job: Attrs) -> int:
+        """A job's preemption priority; a job being qrun outranks every other (k06)."""
+        if self.qrun is not None and job.get("id") == self.qrun:
+            return _QRUN_LEVEL
+        return self.policy.level(self.queues.get(job.get("queue", ""), {}))
 
     def comment(self, job: Attrs, text: str) -> None:
         if job.get("comment") != text:
@@ -259,8 +271,7 @@ class _Cycle:
         for job in self.running:
             if job["id"] in self.victimised:
                 continue
-            queue = self.queues.get(job.get("queue", ""), {})
-            if self.policy.level(queue) >= level:
+            if self.level(job) >= level:
                 continue
             if not self.methods(job):
                 continue
@@ -275,7 +286,7 @@ class _Cycle:
     def try_preempt(self, job: Attrs, request: _Request) -> bool:
         if not self.policy.enabled:
             return False
-        level = self.policy.level(self.queues.get(job.get("queue", ""), {}))
+        level = self.level(job)
         if level <= self.lowest:
             return False
         candidates = self.victims_for(level)
@@ -310,7 +321,8 @@ class _Cycle:
 
 
 def run_cycle(server: Attrs, sched: Attrs, queues: Mapping[str, Attrs],
-              nodes: Mapping[str, Attrs], jobs: Sequence[Attrs], now: float) -> CycleResult:
+              nodes: Mapping[str, Attrs], jobs: Sequence[Attrs], now: float,
+              qrun: Optional[str] = None) -> CycleResult:
     """One cycle: the jobs to start, the comments that changed, and the preemptions wanted.
 
     Nothing runs when ``scheduling`` is False on the server or the scheduler object. Jobs carry
@@ -318,7 +330,9 @@ def run_cycle(server: Attrs, sched: Attrs, queues: Mapping[str, Attrs],
     ``exec_vnode``/``exec_host``/``stime`` when running). Victims of a preemption still under way
     should carry ``preempt_pending`` (or ``_preempt_pending``) so they are not chosen twice, and
     the high-priority job should not be passed again until its preemption finished.
+    ``qrun``: the id of a job a manager asked to run (``qrun`` without ``-H``): it is considered
+    first and may preempt any running job with a usable method, as PBS's qrun'd job does (k06).
     """
     if _false(server.get("scheduling")) or _false(sched.get("scheduling")):
         return CycleResult([], {}, [], [])
-    return _Cycle(sched, queues, nodes, jobs, now).run()
+    return _Cycle(sched, queues, nodes, jobs, now, qrun).run()
