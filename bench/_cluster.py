@@ -72,6 +72,12 @@ class BenchCluster:
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
         shutil.rmtree(self.home, ignore_errors=True)
 
+    def drop_channel(self) -> None:
+        """Forget this cluster's own connection (after its server was stopped)."""
+        if self._channel is not None:
+            self._channel.close()
+            self._channel = None
+
     # -- the server's protocol ------------------------------------------------------------------
     def call(self, op: str, **args: Any) -> Any:
         """One request on this cluster's own connection (opened on first use)."""
