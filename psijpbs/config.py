@@ -43,7 +43,9 @@ class PBSProExecutorConfig(BatchSchedulerExecutorConfig):
     Polling adapts to the age of the jobs: right after a submission (or a cancel) the queue is
     polled every ``min_queue_polling_interval`` seconds, so that a short job's final state is
     seen within a second or two; the interval then grows with the age of the youngest job up to
-    ``queue_polling_interval``, to spare the PBS server when jobs run for long.
+    ``queue_polling_interval``, to spare the PBS server when jobs run for long. A burst of
+    submissions does not hold polls back, and the pause after a poll is at least twice as long
+    as the poll took (a slow server is never polled back to back).
     """
 
     def __init__(self, launcher_log_file: Optional[Path] = None,
