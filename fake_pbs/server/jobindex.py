@@ -8,6 +8,7 @@ write-through contract: every change is saved before the reply), and checks itse
 job table: when the counts disagree (a job added or removed without a save) it rebuilds from the
 table, and a live job is always re-read from the table, so a stale entry is never served.
 """
+import heapq
 import sys
 from typing import Dict, List, Mapping, Optional, Tuple
 
@@ -16,6 +17,13 @@ from fake_pbs.server.store import Record
 
 #: (caller is a manager, requested names) -> one job's encoded statjob record.
 EncodingKey = Tuple[bool, Optional[Tuple[str, ...]]]
+
+
+def _stamp(record: Record, default: int) -> int:
+    try:
+        return int(record.get("history_timestamp", default))
+    except (TypeError, ValueError):
+        return default
 
 
 def _share_values(record: Record) -> None:
@@ -42,6 +50,9 @@ class JobIndex:
         self.history_ran = 0      # ... of them, the ones with an exec_vnode
         # id -> (the record encoded, its size then, {key: encoded bytes}); history jobs only.
         self._encoded: Dict[str, Tuple[Record, int, Dict[EncodingKey, bytes]]] = {}
+        # (history_timestamp, id) of top-level history jobs, oldest first: the purge pops what
+        # expired instead of walking the history.  Entries of jobs gone are dropped on pop.
+        self._expiry: List[Tuple[int, str]] = []
 
     # -- keeping up -------------------------------------------------------------------------
     def saved(self, jobid: str, record: Optional[Record]) -> None:
@@ -58,6 +69,8 @@ class JobIndex:
                 _share_values(record)
             top = not record.get("array_id")
             ran = bool(record.get("exec_vnode"))
+            if old is None and top:
+                heapq.heappush(self._expiry, (_stamp(record, 0), jobid))
             self._history[jobid] = (top, ran)
             self.history_top += top
             self.history_ran += top and ran
@@ -68,6 +81,7 @@ class JobIndex:
         self._live.clear()
         self._history.clear()
         self._encoded.clear()
+        self._expiry.clear()
         self.history_top = self.history_ran = 0
         for jobid, record in jobs.items():
             self.saved(jobid, record)
@@ -98,6 +112,24 @@ class JobIndex:
         """(history jobs that are not subjobs, those of them with an exec_vnode)."""
         self.sync(jobs)
         return self.history_top, self.history_ran
+
+    def expired(self, jobs: Mapping[str, Record], now: int, keep: int) -> List[str]:
+        """Top-level history jobs whose ``history_timestamp`` is more than ``keep`` seconds
+        before ``now``; costs what expired (plus a log factor), not the history's size."""
+        self.sync(jobs)
+        out: List[str] = []
+        heap = self._expiry
+        while heap and now - heap[0][0] > keep:
+            stamp, jobid = heapq.heappop(heap)
+            job = jobs.get(jobid)
+            if job is None or jobid not in self._history or job.get("array_id"):
+                continue
+            current = _stamp(job, now)
+            if current != stamp:  # its timestamp changed since: file it under the new one
+                heapq.heappush(heap, (current, jobid))
+                continue
+            out.append(jobid)
+        return out
 
     def encoded(self, record: Record, key: EncodingKey) -> Optional[bytes]:
         """A history job's cached encoded record for ``key``, if still that record's."""

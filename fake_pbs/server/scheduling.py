@@ -8,7 +8,7 @@ the periodic hook point.
 """
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set
 
 from fake_pbs.model import states as st
 from fake_pbs.model.errors import PbsError
@@ -45,9 +45,6 @@ class Scheduler(SchedulerLike):
         self._cycle = _load_cycle()
         self._thread = threading.Thread(target=self._loop, name="scheduler", daemon=True)
         self._last_cycle = 0.0
-        # (earliest time a history job can expire, job_history_duration it was computed for,
-        # time of that scan): the per-second housekeeping looks at history only when it is due.
-        self._purge_due: Optional[Tuple[int, int, int]] = None
         self.cycles = 0
         # The jobs that held vnodes when the last cycle began: one gone since means the server
         # sends SCH_SCHEDULE_TERM ("Scheduler sent command 2"), else SCH_SCHEDULE_NEW.
@@ -248,8 +245,8 @@ class Scheduler(SchedulerLike):
         now = app.now()
         changed = False
         with app.state.lock:
-            # One pass over the dict itself (no copy): nothing changes it under the lock.
-            ready = [job for job in app.state.jobs.values()
+            # The live jobs only (the job index's list), not the history.
+            ready = [job for job in app.state.live_jobs()
                      if job.get("job_state") == st.WAITING
                      and int(job.get("Execution_Time", "0")) <= now]
             for job in ready:
@@ -267,29 +264,14 @@ class Scheduler(SchedulerLike):
     def _purge_history(self, now: int) -> None:
         """Forget history jobs older than job_history_duration.
 
-        Walking every finished job each second showed in the server profile at 10,000-20,000
-        jobs (docs/performance.md, hotspot 6). A history job's timestamp is the time it
-        finished, never earlier than the scan before it, so after a scan nothing can expire
-        before min(oldest timestamp kept, scan time) + keep; the walk waits until then (or
-        until the duration changes, or the clock steps back).
+        The job index keeps history in expiry order (docs/performance.md, hotspot 6), so each
+        pass costs what expired, not a walk over 10,000-20,000 finished jobs; a shorter
+        duration set by qmgr applies on the next pass.
         """
         keep = duration_seconds(self.app.state.server.get("job_history_duration", ""), 1209600)
-        due = self._purge_due
-        if due is not None and due[1] == keep and due[2] <= now < due[0]:
-            return
-        oldest = now
-        expired = []
-        for job in self.app.state.jobs.values():
-            if job.get("job_state") in st.HISTORY_STATES and not job.get("array_id"):
-                stamp = int(job.get("history_timestamp", now))
-                if now - stamp > keep:
-                    expired.append(job["_id"])
-                else:
-                    oldest = min(oldest, stamp)
-        for jobid in expired:
+        for jobid in self.app.state.index.expired(self.app.state.jobs, now, keep):
             del self.app.state.jobs[jobid]
             self.app.state.save_job(jobid)
-        self._purge_due = (oldest + keep + 1, keep, now)
 
 
 def duration_seconds(text: str, default: int) -> int:

@@ -1,7 +1,8 @@
-"""job_history_duration purge (PBS forgets history jobs older than it) when the per-second
-housekeeping skips its walk until a job can have expired."""
+"""job_history_duration purge (PBS forgets history jobs older than it), from the job index's
+expiry-ordered history instead of a walk over every job."""
 from typing import Any, Dict, List
 
+from fake_pbs.server.jobindex import JobIndex
 from fake_pbs.server.scheduling import Scheduler
 
 
@@ -10,9 +11,11 @@ class _State:
         self.server: Dict[str, str] = {"job_history_duration": "00:01:40"}  # 100 s
         self.jobs: Dict[str, Dict[str, str]] = {}
         self.saved: List[str] = []
+        self.index = JobIndex()  # jobs are added without a save: it rebuilds from the table
 
     def save_job(self, jobid: str) -> None:
         self.saved.append(jobid)
+        self.index.saved(jobid, self.jobs.get(jobid))
 
 
 class _App:
@@ -27,7 +30,6 @@ def _finished(state: _State, jobid: str, stamp: int) -> None:
 def _scheduler() -> Any:
     sched: Any = Scheduler.__new__(Scheduler)
     sched.app = _App()
-    sched._purge_due = None
     return sched
 
 
@@ -57,4 +59,22 @@ def test_a_shorter_duration_applies_at_once() -> None:
     assert "1.s" in state.jobs
     state.server["job_history_duration"] = "5"
     sched._purge_history(1011)
+    assert not state.jobs
+
+
+def test_expiry_follows_timestamps_not_table_order() -> None:
+    """Jobs finish out of submission order: each goes when its own duration has passed."""
+    sched = _scheduler()
+    state = sched.app.state
+    for jobid, stamp in (("1.s", 1050), ("2.s", 1000), ("3.s", 1020)):
+        _finished(state, jobid, stamp)
+        state.save_job(jobid)
+    sched._purge_history(1101)
+    assert set(state.jobs) == {"1.s", "3.s"}
+    sched._purge_history(1121)
+    assert set(state.jobs) == {"1.s"}
+    state.jobs["1.s"]["history_timestamp"] = "1200"  # changed since filed: filed again
+    sched._purge_history(1151)
+    assert set(state.jobs) == {"1.s"}
+    sched._purge_history(1301)
     assert not state.jobs
