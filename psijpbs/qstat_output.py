@@ -14,7 +14,7 @@ could not report gets one line on stderr, and the exit code is that of the last 
 """
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Set
+from typing import AbstractSet, Any, Dict, List, Optional, Set
 
 from psijpbs.qstat_json import split_leading_json
 
@@ -148,11 +148,19 @@ def same_job(wanted: str, reported: str) -> bool:
     return w_parts[:shorter] == r_parts[:shorter]
 
 
-def find_match(wanted: str, candidates: Set[str]) -> Optional[str]:
-    """Return the candidate id that designates ``wanted``, if any (exact match first)."""
-    if wanted in candidates:
-        return wanted
-    for candidate in candidates:
-        if same_job(wanted, candidate):
-            return candidate
+def find_match(wanted: str, *candidate_sets: AbstractSet[str]) -> Optional[str]:
+    """Return the candidate id that designates ``wanted``, if any (exact match first).
+
+    Takes sets (or a dict's ``keys()``) as they are, without copying or merging them: a poll
+    decides every tracked id, so an O(len) copy per id would make each poll quadratic (5,000
+    tracked jobs took seconds). The scan for a differently qualified id runs only when the
+    exact id is absent.
+    """
+    for candidates in candidate_sets:
+        if wanted in candidates:
+            return wanted
+    for candidates in candidate_sets:
+        for candidate in candidates:
+            if same_job(wanted, candidate):
+                return candidate
     return None

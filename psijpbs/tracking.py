@@ -41,9 +41,9 @@ def merge_results(first: QstatResult, second: QstatResult) -> QstatResult:
 
 def classify(native_id: str, result: QstatResult) -> str:
     """Whether qstat reported the job (FOUND), said it is gone (GONE), or said nothing."""
-    if find_match(native_id, set(result.jobs)) is not None:
+    if find_match(native_id, result.jobs.keys()) is not None:
         return FOUND
-    if find_match(native_id, result.unknown | result.finished) is not None:
+    if find_match(native_id, result.unknown, result.finished) is not None:
         return GONE
     return MISSING
 
@@ -76,7 +76,7 @@ class StatusTracker:
         kind = classify(native_id, result)
         if kind == FOUND:
             self.forget(native_id)
-            match = find_match(native_id, set(result.jobs))
+            match = find_match(native_id, result.jobs.keys())
             assert match is not None
             report = result.jobs[match]
             if is_final_letter(report.state):

@@ -1,6 +1,6 @@
 """The poll loop's per-job decisions: one bad id never fails the others, and a job missing from
 qstat's output is not taken as COMPLETED unless something confirms it."""
-from typing import Dict, List, Optional, Set
+from typing import Dict, Iterator, List, Optional, Set
 
 import pytest
 from psij import JobState
@@ -93,6 +93,32 @@ def test_short_and_qualified_ids_match() -> None:
     """attach('12') and PBS printing '12.vm' designate the same job."""
     status = Files().tracker().decide('12', QstatResult(jobs={'12.vm': JobReport('12.vm', 'Q')}))
     assert status is not None and status.state == JobState.QUEUED
+
+
+class _NoIteration(Dict[str, JobReport]):
+    """Job reports that refuse to be iterated (copied): lookups only."""
+
+    def __iter__(self) -> Iterator[str]:
+        raise AssertionError('the reports were iterated (copied) to decide one job')
+
+
+def test_deciding_reported_jobs_copies_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each poll decides every tracked id: reported ids are looked up, never found by copying
+    or scanning the reports (a copy per id made a poll of 5,000 tracked jobs take seconds)."""
+    from psijpbs import qstat_output
+
+    def no_scan(wanted: str, reported: str) -> bool:
+        raise AssertionError('scanned for %s although it was reported as such' % wanted)
+
+    monkeypatch.setattr(qstat_output, 'same_job', no_scan)
+    ids = ['%d.vm' % n for n in range(50)]
+    reports = _NoIteration({i: JobReport(i, 'F', exit_status=0) for i in ids})
+    result = QstatResult(jobs=reports)
+    files = Files()
+    files.ec.update({i: '0\n' for i in ids})
+    tracker = files.tracker()
+    states = {tracker.decide(i, result).state for i in ids}  # type: ignore[union-attr]
+    assert states == {JobState.COMPLETED}
 
 
 class ScriptedPBS:
