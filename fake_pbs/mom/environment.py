@@ -7,6 +7,16 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from fake_pbs import paths
 
+_BIN_DIR: List[str] = []
+
+
+def _bin_dir() -> str:
+    """``fake_pbs/bin``, resolved once: realpath costs a few syscalls per path component."""
+    if not _BIN_DIR:
+        _BIN_DIR.append(str(paths.bin_dir()))
+    return _BIN_DIR[0]
+
+
 # The mom's port as PBS reports it (PBS_MOMPORT); the fake has no ports but keeps the value.
 MOM_PORT = "15003"
 # login(1)'s default PATH for ordinary users and for root (Debian /etc/login.defs ENV_PATH/SUPATH).
@@ -85,7 +95,7 @@ def job_environment(job: Mapping[str, Any], shell: str, nodefile: str, tmpdir: s
         "SHELL": shell,
         "NCPUS": ncpus,
         "OMP_NUM_THREADS": threads,
-        "PATH": "%s:%s" % (paths.bin_dir(), login_path(int(job.get("uid", 0)))),
+        "PATH": "%s:%s" % (_bin_dir(), login_path(int(job.get("uid", 0)))),
         "PBS_ENVIRONMENT": "PBS_BATCH",
         "PBS_JOBCOOKIE": cookie,
         "PBS_JOBDIR": home_dir,
