@@ -379,6 +379,10 @@ class Run:
                 self.emit(alttable.header(str(prtheader.get("name", "")),
                                           _comment(prtheader), opts.wide, alt.est, incr))
             self.emit(alttable.table(records, alt))
+        elif opts.full and opts.fmt == "json":
+            for record in records:
+                self._json_open("Jobs")
+                full.json_job_block(self.doc, str(record["id"]), record.get("attrs", []))
         elif opts.full:
             for record in records:
                 triples = full.job_triples(record.get("attrs", []))
@@ -389,12 +393,16 @@ class Run:
             self.emit(jobtable.table(records, opts.wide, incr, opts.percent))
         self.print_header = False
 
+    def _json_open(self, json_key: str) -> None:
+        """The first object shown opens its kind's object (``Jobs``, ``Queue``, ``Server``)."""
+        if self.first_stat:
+            self.doc.open_object(json_key)
+            self.first_stat = False
+
     def _full_block(self, label: str, json_key: str, name: str, triples: Any) -> None:
         opts = self.opts
         if opts.fmt == "json":
-            if self.first_stat:
-                self.doc.open_object(json_key)
-                self.first_stat = False
+            self._json_open(json_key)
             full.json_block(self.doc, name, triples)
         elif opts.fmt == "dsv":
             self.emit(full.dsv_block("%s: %s" % (label, name), triples, opts.delim))

@@ -201,3 +201,32 @@ def test_atol_fast_path(text: str) -> None:
     from fake_pbs.cli.render.values import atol
 
     assert atol(text) == _ref_atol(text)
+
+
+_wire_keys = hs.sampled_from([
+    "Job_Name", "Resource_List.ncpus", "Resource_List.mem", "resources_used.walltime",
+    "Variable_List", "Variable_List.x", "ctime", "mtime", "estimated.start_time",
+    "reserve_state", "Submit_arguments", "executable", "comment", "Exit_status"])
+_wire = hs.lists(hs.tuples(_wire_keys, hs.one_of(_values, hs.sampled_from(
+    ["0", "1795305724", "3", "<jsdl-hpcpa:Argument>a&amp;b</jsdl-hpcpa:Argument>"]))),
+    max_size=14)
+
+
+@settings(max_examples=300, deadline=None)
+@given(hs.lists(_wire, min_size=1, max_size=3))
+def test_json_job_block_matches_triples_then_block(jobs: List[List[Tuple[str, str]]]) -> None:
+    """``qstat -f -F json``: the one-pass job writer (lines reused per (key, value)) prints
+    what job_triples + json_block print (dates, reserve_state, JSDL, Variable_List nesting)."""
+    def render(one_pass: bool) -> str:
+        doc = JsonDoc()
+        doc.open_object("Jobs")
+        for n, attrs in enumerate(jobs):
+            if one_pass:
+                full.json_job_block(doc, "%d.vm" % n, attrs)
+            else:
+                full.json_block(doc, "%d.vm" % n, full.job_triples(attrs))
+        doc.close()
+        doc.close()
+        return doc.render()
+
+    assert render(True) == render(False)
