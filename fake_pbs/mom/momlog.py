@@ -33,6 +33,9 @@ class MomLog:
         self.directory = home / "mom_logs" / host
         self._clock = clock or time.time
         self._lock = threading.Lock()
+        # A job writes ~15 lines: the file name is computed once per second, not per line.
+        self._second = -1
+        self._file = ""
 
     def path_for(self, when: float) -> Path:
         return self.directory / time.strftime("%Y%m%d", time.localtime(when))
@@ -40,9 +43,15 @@ class MomLog:
     def write(self, event: int, klass: str, obj: str, msg: str, daemon: str = DAEMON) -> None:
         when = self._clock()
         line = format_line(when, event, daemon, klass, obj, msg).encode("utf-8", "surrogateescape")
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
         with self._lock:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            fd = os.open(str(self.path_for(when)), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            if int(when) != self._second:
+                self._second, self._file = int(when), str(self.path_for(when))
+            try:
+                fd = os.open(self._file, flags, 0o644)
+            except FileNotFoundError:  # the first line, or the directory was removed
+                self.directory.mkdir(parents=True, exist_ok=True)
+                fd = os.open(self._file, flags, 0o644)
             try:
                 os.write(fd, line)
             finally:
