@@ -83,6 +83,9 @@ def begin_run(app: ServerApp, job: Job, exec_vnode: str, exec_host: str,
     """The scheduler (or qrun) chose vnodes: charge them, mark the job running, send it."""
     now = app.now()
     jobid = job["_id"]
+    # PBS warns (set_nodes) when a vnode's mom still awaits hook files, before it turns busy
+    from fake_pbs.server import hooksync
+    hooksync.of(app).note_run(jobid, [c[0] for c in vnodes.parse_exec_vnode(exec_vnode)])
     computed = vnodes.assign(app.state.nodes, jobid, exec_vnode)
     for name in {c[0] for c in vnodes.parse_exec_vnode(exec_vnode)}:
         if name in app.state.nodes:

@@ -69,6 +69,9 @@ class Outcome:
         self.logs: List[LogRecord] = []
         self.kick_scheduler = False
         self.data: Any = None
+        # hook name -> what changed it (create, set, unset, delete, import-script,
+        # import-config): the server turns it into pending hook actions for the moms
+        self.hook_commands: Dict[str, str] = {}
 
 
 def default_sched(server_name: str) -> AttrDict:
@@ -267,6 +270,7 @@ def _manage_hook(managed: Managed, caller: Caller, command: str, name: str,
     elif command == "delete":
         del managed.hooks[name]
         outcome.deleted.add(("hook", name))
+        outcome.hook_commands[name] = "delete"
         outcome.logs.append((_LOG_ADMIN, "Hook", name, "deleted at request of %s" % caller.who))
         return
     elif command in ("set", "unset"):
@@ -282,6 +286,7 @@ def _manage_hook(managed: Managed, caller: Caller, command: str, name: str,
     else:
         raise PbsError(PBSE_NOSUP)
     outcome.changed.add(("hook", name))
+    outcome.hook_commands[name] = command
 
 
 def _decode(content: str, encoding: str) -> str:
@@ -341,6 +346,8 @@ def _hookio(managed: Managed, caller: Caller, args: Dict[str, Any], outcome: Out
         outcome.logs.append((0x0100, "Hook", "mgr_hook_import", warning))
     outcome.data = {"warning": warning}
     outcome.changed.add(("hook", name))
+    outcome.hook_commands[name] = ("import-script" if content_type == CONTENT_PYTHON
+                                   else "import-config")
 
 
 # -- status --------------------------------------------------------------------------------
@@ -395,6 +402,7 @@ def _commit(app: Any, view: Managed, outcome: Outcome) -> None:
     state = app.state
     hook_records = state.objects.setdefault("hook", {})
     hooks_changed = False
+    hooks_before = {name: hook_records.get(name) for name in outcome.hook_commands}
     for kind, name in sorted(outcome.changed | outcome.deleted):
         if kind == "server":
             state.save_server()
@@ -425,6 +433,11 @@ def _commit(app: Any, view: Managed, outcome: Outcome) -> None:
         events.publish_hooks(app.home, hooks_of(state))
     for eventtype, cls, obj, message in outcome.logs:
         app.log.write(eventtype, cls, obj, message)
+    if outcome.hook_commands:
+        from fake_pbs.server import hooksync
+        for name, command in outcome.hook_commands.items():
+            hooksync.of(app).add(name, hooksync.change_actions(
+                hooks_before.get(name), hook_records.get(name), command))
     if outcome.kick_scheduler:
         app.trigger_schedule()
 
