@@ -37,7 +37,7 @@ class Pace:
 
 PROFILES: Dict[str, Pace] = {
     FAST: Pace(FAST, 0.0, 0.0, 0.0, False),
-    PBS: Pace(PBS, 2.0, 1.0, 0.6, True),
+    PBS: Pace(PBS, 2.0, 1.0, 1.0, True),
 }
 
 

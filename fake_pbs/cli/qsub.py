@@ -203,7 +203,7 @@ def _wait(jobid: str) -> int:
             return int(attrs.get("Exit_status", "0") or 0) % 256
         time.sleep(delay)
         # at most 0.25 s: PBS replies at the obit, and under the pbs pace (fake_pbs/pace.py)
-        # the E phase that follows lasts 0.6 s; a longer nap would miss it (a17b's vm/1)
+        # the E phase that follows lasts 1 s; a longer nap would miss it (a17b's vm/1)
         delay = min(delay * 2, 0.25)
     sys.stderr.write("qsub: wait for job %s timed out\n" % jobid)
     return 2

@@ -121,14 +121,18 @@ class ExecClient(ExecLike):
                 if live is not None and live.get("run_count") == job["run_count"]:
                     live["_sent"] = True
                     self.app.state.save_job(jobid)
+        started = bool(job.get("_started"))
         for message in channel.messages():
             if "ev" not in message:
                 if message.get("ok") is False:
                     self._rejected(jobid, job, message)
                     return True
                 continue
-            if message.get("ev") == "finish" and self.app.pace.obit_latency > 0:
-                time.sleep(self.app.pace.obit_latency)  # pace pbs: the obit's way to the server
+            started = started or message.get("ev") == "start"
+            if message.get("ev") == "finish" and started and self.app.pace.obit_latency > 0:
+                # pace pbs: a job that ran obits ~1 s after the mom's "Obit sent" (h01); a
+                # failed start does not (f21-f24: 20 attempts of a 3 s hook in 67 s)
+                time.sleep(self.app.pace.obit_latency)
             with self.app.state.lock:
                 if lifecycle.apply_event(self.app, message):
                     return True

@@ -79,7 +79,9 @@ RELEASE_BEFORE: Dict[str, List[Step]] = {
     "g08_qstat_fxjson_victim": [Wait("19.vm", "F", 40, "waitstate $V F 40")],
     "f01_setup_hooks": [
         Run("root", "qdel 20.vm; qmgr -c 'set node vm resources_available.ncpus=2';"
-            " qmgr -c 'set sched default preempt_order = SCR'", "", "replay.sh after g11")],
+            " qmgr -c 'set sched default preempt_order = SCR'", "", "replay.sh after g11"),
+        Wait("20.vm", "F", 30, "replay_f.sh ran 5 min after replay.sh: 20.vm had ended (it "
+             "ends at the mom's next poll or at kill_delay, fake_pbs/pace.py)")],
     "f03_qstat_fxjson_held": [Wait("21.vm", "H", 90, "waitstate $FA H 90")],
     "f10_setup_abort_raise": [
         Run("root", "qmgr -c 'set hook pro_reject enabled=false';"
