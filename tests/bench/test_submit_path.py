@@ -46,3 +46,51 @@ def test_plain_submission_verifies_without_re() -> None:
 def test_ordinary_names_pass(name: str) -> None:
     """Job_Name rules (reference: qsub -N): letters, digits and ``_+.-``, up to 230 chars."""
     assert ecl.check_job_name(name) == name
+
+
+_OLD_TIME = re.compile(r"^(?:(?:(\d+):)?(\d+):)?(\d+)(?:\.(\d*))?$")
+_OLD_RES_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet="0159:.\n a٣²", max_size=10))
+def test_time_check_is_the_former_pattern(value: str) -> None:
+    """-l walltime / cput values ([[HH:]MM:]SS[.ms], reference ECL): the hand parser accepts and
+    computes exactly what the former pattern did (``\\d`` is any Unicode decimal digit)."""
+    match = _OLD_TIME.match(value)
+    try:
+        seconds = ecl.parse_time(value)
+    except PbsError:
+        assert match is None
+        return
+    assert match is not None
+    hours, minutes, secs, fraction = match.groups()
+    expected = int(hours or 0) * 3600 + int(minutes or 0) * 60 + int(secs)
+    assert seconds == expected + (1 if fraction and fraction[0] >= "5" else 0)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.text(alphabet="aZ_09.-\n =:é", max_size=8))
+def test_resource_name_check_is_the_former_pattern(name: str) -> None:
+    """-l select chunk resource names and place group=<res>: accepted exactly as the former
+    pattern ``^[A-Za-z_][A-Za-z0-9_.-]*$`` did."""
+    assert ecl._is_res_name(name) == bool(_OLD_RES_NAME.match(name))
+    if "+" not in name and ":" not in name and "=" not in name:
+        try:
+            accepted = bool(ecl.select_chunks("%s=1" % name))
+        except PbsError:
+            accepted = False
+        assert accepted == bool(_OLD_RES_NAME.match(name))
+
+
+def test_psij_style_submission_verifies_without_re() -> None:
+    """psij's jobs carry ``-l select=1:ncpus=1:mpiprocs=1 -l walltime=00:10:00``: verifying them
+    must not import ``re`` either (docs/performance.md, figure 3b hand-off)."""
+    code = ("import sys; sys.path.insert(0, %r)\n"
+            "from fake_pbs.cli import qsub_verify\n"
+            "qsub_verify.verify({'Job_Name': 'psij'}, {'select': '1:ncpus=1:mpiprocs=1',"
+            " 'walltime': '00:10:00'}, 'host', '/tmp')\n"
+            "print('re' in sys.modules)" % str(REPO))
+    done = subprocess.run([sys.executable, "-S", "-c", code], stdout=subprocess.PIPE, text=True,
+                          check=True, timeout=60)
+    assert done.stdout.strip() == "False"
