@@ -82,6 +82,8 @@ RELEASE_BEFORE: Dict[str, List[Step]] = {
             " qmgr -c 'set sched default preempt_order = SCR'", "", "replay.sh after g11"),
         Wait("20.vm", "F", 30, "replay_f.sh ran 5 min after replay.sh: 20.vm had ended (it "
              "ends at the mom's next poll or at kill_delay, fake_pbs/pace.py)")],
+    # The moms have the new hook files by then (g11 shows PBS's warning when they do not yet).
+    "f02_qsub_abortme": [Run("root", "sleep 6", "", "replay_f.sh: sleep 6 after f01")],
     "f03_qstat_fxjson_held": [Wait("21.vm", "H", 90, "waitstate $FA H 90")],
     "f10_setup_abort_raise": [
         Run("root", "qmgr -c 'set hook pro_reject enabled=false';"
