@@ -103,6 +103,11 @@ class PBSProPoller(Thread):
         while not self.done:
             with self._lock:
                 idle = not self._jobs
+                if idle:
+                    # Nothing to poll: forget activity (a cancel racing with the last job's
+                    # end), so that the next register_job sees none pending and wakes us.
+                    # register_job adds its job under this lock before it notes activity.
+                    self._pending_since = None
             now = time.monotonic()
             if idle:
                 self._wake.wait(float(self.config.queue_polling_interval))

@@ -260,3 +260,17 @@ def test_only_the_first_submission_of_a_burst_wakes_the_poll_thread(
     poller._wake.clear()
     poller.note_activity()
     assert not poller._wake.is_set() and poller._pending_since == first
+
+
+def test_idle_poll_thread_forgets_stale_activity(executor: PBSProJobExecutor) -> None:
+    """Activity noted while the last job ended (a cancel racing with its end) must not leave
+    a pending mark behind once nothing is tracked: the next submission would then not wake
+    the idle thread, and its first poll would wait a whole queue_polling_interval (30 s)."""
+    import time
+    poller = executor._poller
+    poller._pending_since = 1.0
+    poller._wake.set()
+    deadline = time.monotonic() + 30
+    while poller._pending_since is not None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert poller._pending_since is None
