@@ -49,7 +49,7 @@ def _measure(cluster: BenchCluster, reference: BenchCluster, one: str, ref_one: 
     timed = round_robin_ms({
         ONE: lambda: run_quiet(["qstat", "-f", "-F", "json", "-x", one], env),
         REF: lambda: run_quiet(["qstat", "-f", "-F", "json", "-x", ref_one], reference.env),
-    }, max(repeat, 10))
+    }, max(repeat, 30))
     timed["qstat -x"] = command_ms(["qstat", "-x"], env, repeat)
     timed[ALL_JSON] = command_ms(["qstat", "-f", "-F", "json", "-x"], env, repeat)
     return timed

@@ -203,8 +203,9 @@ def json_job_block(doc: JsonDoc, object_name: str, attrs: Pairs) -> None:
     members: List[str] = []
     group: Optional[List[str]] = None
     previous: Optional[str] = None
+    varlists = _VARLISTS
     for item in attrs:
-        pair = (str(item[0]), str(item[1]))
+        pair = tuple(item)  # (name, value): strings on the wire; job_triples converts others
         known = made.get(pair)
         if known is None:
             name, resource, value = job_triples((pair,))[0]
@@ -219,9 +220,13 @@ def json_job_block(doc: JsonDoc, object_name: str, attrs: Pairs) -> None:
                 made[pair] = known
         name, resource, line = known
         if name == "Variable_List" and resource is None:
-            target = members if group is None else group
-            target.append(_variable_list_text(deeper if group is not None else inner,
-                                              name, line))
+            where = deeper if group is not None else inner
+            text = varlists.get((where, line))
+            if text is None:
+                text = _variable_list_text(where, name, line)
+                if len(varlists) < 10_000:
+                    varlists[(where, line)] = text
+            (members if group is None else group).append(text)
         elif resource is not None:
             if group is not None and previous != name:
                 members.append(_object_text(group, inner))
@@ -242,8 +247,10 @@ def json_job_block(doc: JsonDoc, object_name: str, attrs: Pairs) -> None:
 
 
 # json_job_block's member lines: {indent: {(key, value): (name, resource, line)}}, bounded.
-_LINES: Dict[str, Dict[Tuple[str, str], Tuple[str, Optional[str], str]]] = {}
+_LINES: Dict[str, Dict[Tuple[str, ...], Tuple[str, Optional[str], str]]] = {}
 _LINES_LIMIT = 300_000
+# Variable_List objects by (indent, value): one user's jobs mostly share their environment.
+_VARLISTS: Dict[Tuple[str, str], str] = {}
 
 
 def _object_text(lines: List[str], pad: str) -> str:
