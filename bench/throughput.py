@@ -55,11 +55,13 @@ def _in_env(env: Dict[str, str], executor_name: str, count: int) -> float:
         os.environ.update(saved)
 
 
-def run(count: int) -> bool:
+def run(count: int, qsub_only: bool = False) -> bool:
     with BenchCluster() as cluster:
         rate = qsub_rate(cluster, count)
         ok = report("%d x qsub /bin/true -> all F" % count, "%.1f jobs/s" % rate, ">= 40 jobs/s",
                     rate >= 40)
+        if qsub_only:
+            return ok
         fake = _in_env(cluster.env, "pbspro", count)
     local = psij_seconds("local", count)
     report("%d jobs through psij 'local'" % count, "%.1f jobs/s" % (count / local), "-", True)
@@ -72,4 +74,7 @@ def run(count: int) -> bool:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--jobs", type=int, default=1000)
-    raise SystemExit(0 if run(parser.parse_args().jobs) else 1)
+    parser.add_argument("--qsub-only", action="store_true",
+                        help="only the serial qsub figure (3a), not the psij ones")
+    args = parser.parse_args()
+    raise SystemExit(0 if run(args.jobs, args.qsub_only) else 1)
