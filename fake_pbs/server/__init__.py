@@ -11,7 +11,9 @@ State (``fake_pbs.server.state.ServerState``, reached as ``app.state``)
     ``state.lock`` (an RLock) around every read-modify-write, then persist with
     ``save_server()``, ``save_sched()``, ``save_queue(name)``, ``save_node(name)``,
     ``save_object(kind, name)`` or ``save_job(id)``: each commits to SQLite before returning, and
-    a name missing from its dict is deleted from the store.
+    a name missing from its dict is deleted from the store.  ``save_job`` also keeps
+    ``state.index`` (live jobs, history counters, encoded history records) up to date: change a
+    job, then save it; ``state.live_jobs()`` lists the jobs not in history without a walk.
 
 Handlers (``fake_pbs.server.handlers``)
     ``@handler("op")`` registers ``fn(ctx, request) -> data``; it runs with ``state.lock`` held
@@ -19,7 +21,8 @@ Handlers (``fake_pbs.server.handlers``)
     ``ctx.app`` is the :class:`~fake_pbs.server.app.ServerApp`; ``ctx.caller`` has ``uid``,
     ``gid``, ``user``, ``host``, ``manager`` (root or the cluster owner) and ``name``
     (``user@host``).  ``fake_pbs/server/manager.py`` is imported at start-up if present and
-    registers ``manager`` and ``hookio`` this way.
+    registers ``manager`` and ``hookio`` this way.  A list reply may be returned as
+    ``rawreply.EncodedList`` (items already JSON-encoded), which the listener sends as is.
 
 Scheduling
     ``app.trigger_schedule()`` asks for a cycle soon (after qmgr changes, for example); cycles also
