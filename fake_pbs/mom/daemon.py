@@ -5,7 +5,8 @@ Requests (docs/internals.md §5; one JSON line each, see fake_pbs.protocol):
 - server -> mom: ``start`` {job} and ``resume`` {job, run_count, after_seq} answer with the job's
   event stream (``{"ev": ...}`` lines up to ``release`` final); a refusal is one plain error reply
   (``{"ok": false, ...}``: 15009 a different run of the job is still active, 15001 unknown job on
-  resume). ``signal`` {job, signal}, ``discard`` {job}, ``status`` {}, ``fault`` {fault},
+  resume). ``signal`` {job, signal}, ``discard`` {job}, ``copy`` {job, run_count} (stage out
+  now), ``status`` {}, ``fault`` {fault},
   ``shutdown`` {} are request/reply.
 - mom -> mom (sisters): ``join`` {job}, ``abort`` {job}, ``kill`` {job, signal},
   ``release`` {job, exit_status}.
@@ -118,6 +119,10 @@ class MomDaemon:
 
     def stop(self) -> None:
         self.stopping.set()
+        with self.lock:
+            jobs = list(self.jobs.values())
+        for job in jobs:
+            job.stop_waiting()  # a job awaiting the copy request stages out now
 
     def in_flight(self) -> List[str]:
         """Jobs this mom is busy with beyond watching a running shell: set-up and prologue,
@@ -164,6 +169,11 @@ class MomDaemon:
             return None
         if op == "discard":
             return self._discard(str(msg["job"]), msg.get("run_count"))
+        if op == "copy":
+            target = self._job(msg)
+            if int(msg.get("run_count", target.run_count)) == target.run_count:
+                target.request_copy()
+            return None
         if op == "status":
             with self.lock:
                 jobs = [job.summary() for job in self.jobs.values()]

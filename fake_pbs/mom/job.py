@@ -41,6 +41,9 @@ JOB_EXEC_KILL_WALLTIME = -29
 DEFAULT_KILL_DELAY = 10
 POLL_SECONDS = 1.0          # walltime and liveness poll: PBS polls every 10 s, the fake every 1 s
 SHEPHERD_START_TIMEOUT = 60.0
+# Seconds the mom waits after the obit for the server's copy file request before it stages out
+# on its own (server down or busy): output is never held back for long.
+COPY_WAIT = 10.0
 
 
 class StartFailure(Exception):
@@ -79,6 +82,10 @@ class MomJob:
         self._kill_lock = threading.Lock()
         self._term_sent = False
         self._kill_sent = False
+        # The server's copy file request (stage-out after the obit): set by request_copy, or
+        # by discard so that a job deleted meanwhile still has its output delivered.
+        self._copy = threading.Event()
+        self._copy_asked = False
         self.thread: Optional[threading.Thread] = None
         hosts: List[str] = []
         for chunk in job.get("hosts") or []:
@@ -453,6 +460,7 @@ class MomJob:
             status = JOB_EXEC_KILL_WALLTIME
         if not self.events.has("finish"):
             self._finish(record, status)
+        self._stage_out_when_asked(COPY_WAIT)
         self._release_all(status)
 
     def _finish(self, record: Dict[str, Any], status: int) -> None:
@@ -473,10 +481,30 @@ class MomJob:
         log.job(jobid, "kill_job")
         log.job(jobid, "%s cput=%s mem=%s" % (self.ctx.host, used["cput"], used["mem"]), 0x0100)
         self._hook("execjob_epilogue", status)
-        stageout = self._stage_out()
-        self.events.append("finish", status=status, resources_used=used,
-                           stageout_status=stageout)
+        self.events.append("finish", status=status, resources_used=used)
         log.job(jobid, "Obit sent", 0x0100)
+
+    def request_copy(self) -> None:
+        """The server's copy file request, sent once it has the obit (req_jobobit.c)."""
+        self._copy_asked = True
+        self._copy.set()
+
+    def stop_waiting(self) -> None:
+        """The mom is stopping: no copy request will be served, stage out at once."""
+        self._copy.set()
+
+    def _stage_out_when_asked(self, wait: float) -> None:
+        """PBS's mom stages out on the server's copy file request that follows the obit
+        (h01, i06d, k03n: ``Obit sent``, then ``copy file request received``, ``Staged``);
+        after ``wait`` seconds without one (or on recovery, wait 0) it stages out anyway."""
+        marker = self.files.dir / "stageout.json"
+        if marker.exists() or not self.files.launch.exists():
+            return  # done before a mom restart, or the job never launched: nothing to copy
+        if wait > 0:
+            self._copy.wait(wait)
+        if self._copy_asked:
+            self.ctx.log.job(self.jobid, "copy file request received", 0x0080)
+        write_json(marker, {"stageout_status": self._stage_out()})
 
     def _stage_out(self) -> int:
         launch = read_json(self.files.launch)
@@ -504,7 +532,9 @@ class MomJob:
             self.events.append("release", vnodes=[host], final=False)
         self._remove_work_files()
         if not self.events.complete:
-            self.events.append("release", vnodes=[self.ctx.host], final=True)
+            staged = read_json(self.files.dir / "stageout.json") or {}
+            self.events.append("release", vnodes=[self.ctx.host], final=True,
+                               stageout_status=int(staged.get("stageout_status", 1)))
             self.ctx.log.job(self.jobid, "no active tasks")
 
     def _remove_work_files(self) -> None:
@@ -521,6 +551,7 @@ class MomJob:
             return
         if self.events.has("finish"):
             finish = self.events.first("finish") or {}
+            self._stage_out_when_asked(0.0)
             self._release_all(int(finish.get("status", 0)))
             return
         if self.events.has("exception") and not self.started:
@@ -551,6 +582,7 @@ class MomJob:
         self.ctx.log.job(self.jobid, "delete job request received", 0x0080)
         self.discarded = True
         self.wake.set()
+        self._copy.set()
         sid = self._session()
         if sid > 0 and not self.files.exit.exists():
             signal_session(sid, signal.SIGKILL)

@@ -136,7 +136,17 @@ class ExecClient(ExecLike):
             with self.app.state.lock:
                 if lifecycle.apply_event(self.app, message):
                     return True
+            if message.get("ev") == "finish" and started:
+                self._copy_files(jobid, job)
         return False
+
+    def _copy_files(self, jobid: str, job: Dict[str, Any]) -> None:
+        """The obit is in: ask the mom to stage out (req_jobobit.c's copy file request; the
+        mom's output goes out now, h01).  A mom that misses it stages out on its own."""
+        try:
+            self.request(primary_host(job), "copy", job=jobid, run_count=int(job["run_count"]))
+        except PbsError:
+            pass
 
     def _rejected(self, jobid: str, job: Dict[str, Any], reply: Dict[str, Any]) -> None:
         """The mom refused start/resume: the run is lost; requeue it (node failure path)."""

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from fake_pbs import paths
+from fake_pbs.model.errors import PbsError
 from fake_pbs.mom.durable import read_json
 from fake_pbs.mom.procs import same_process_alive, signal_session
 from fake_pbs.protocol import LineChannel, call, connect
@@ -91,6 +92,17 @@ class MomRig:
         return channel
 
     @staticmethod
+    def copy_files(channel: LineChannel, finish: Dict[str, Any]) -> None:
+        """What the server does on an obit: the copy file request (the mom stages out)."""
+        copy = connect(str(channel.sock.getpeername()), timeout=EVENT_TIMEOUT)
+        try:
+            call(copy, "copy", job=finish["job"], run_count=finish["run_count"])
+        except (OSError, ValueError, PbsError):
+            pass  # a job the mom no longer has: nothing to copy
+        finally:
+            copy.close()
+
+    @staticmethod
     def read_until(channel: LineChannel, kind: str) -> List[Dict[str, Any]]:
         """Events up to and including the first ``kind`` (or the final release)."""
         events: List[Dict[str, Any]] = []
@@ -98,6 +110,8 @@ class MomRig:
             events.append(msg)
             if "ev" not in msg:
                 return events
+            if msg["ev"] == "finish":
+                MomRig.copy_files(channel, msg)
             if msg["ev"] == kind or (msg["ev"] == "release" and msg.get("final")):
                 return events
         return events

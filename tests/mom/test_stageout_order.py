@@ -1,0 +1,47 @@
+"""Stage-out after the obit, on the server's copy file request (req_jobobit.c on_job_exit).
+
+Transcripts: h01_tracejob_exit3 and extra i06d_wt_mom / k03n_qsig_mom: the mom logs ``Obit
+sent``, then (on the server's request) ``copy file request received``, ``Staged 2/2 items out
+over 0:00:00``, ``no active tasks``, and later ``delete job request received``, ``kill_job``.
+"""
+from typing import List
+
+from .momrig import MomRig
+
+
+def _job_lines(rig: MomRig, jobid: str) -> List[str]:
+    text = "".join(p.read_text() for p in (rig.home / "mom_logs" / "node1").iterdir())
+    mark = ";pbs_mom;Job;%s;" % jobid
+    return [line.split(mark, 1)[1] for line in text.splitlines() if mark in line]
+
+
+def test_output_staged_after_obit_on_copy_request(node1: MomRig) -> None:
+    """h01/i06d order: Obit sent < copy file request received < Staged < no active tasks <
+    delete job request received < kill_job; the output is there when the stream ends."""
+    events = node1.run("node1", node1.spec("31.vm", "echo out; echo err >&2; exit 3\n"))
+    assert [e["ev"] for e in events] == ["start", "finish", "release"]
+    assert events[-1]["stageout_status"] == 1
+    assert (node1.user_home / "job.o31").read_text() == "out\n"
+    node1.request("node1", "discard", job="31.vm", run_count=1)
+    lines = _job_lines(node1, "31.vm")
+    tail = lines[lines.index("Obit sent"):]
+    assert tail == ["Obit sent", "copy file request received",
+                    "Staged 2/2 items out over 0:00:00", "no active tasks",
+                    "delete job request received", "kill_job"]
+
+
+def test_no_copy_request_waits_then_discard_stages_out(node1: MomRig) -> None:
+    """Without the server's copy request the mom holds the output back (no ``Staged`` line,
+    no final release); a delete job request still delivers it, without a 'copy file' line."""
+    channel = node1.submit("node1", node1.spec("32.vm", "echo out\n"))
+    events: List[dict] = []  # type: ignore[type-arg]
+    for msg in channel.messages():
+        events.append(msg)
+        if msg.get("ev") == "finish":
+            break
+    assert "Staged" not in " ".join(_job_lines(node1, "32.vm"))
+    node1.request("node1", "discard", job="32.vm", run_count=1)
+    assert (node1.user_home / "job.o32").read_text() == "out\n"
+    lines = _job_lines(node1, "32.vm")
+    assert "copy file request received" not in lines
+    assert lines.index("Staged 2/2 items out over 0:00:00") > lines.index("Obit sent")
