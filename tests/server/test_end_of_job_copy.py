@@ -1,0 +1,43 @@
+"""The server's copy file request after the obit (req_jobobit.c on_job_exit), end to end.
+
+Transcripts h01_tracejob_exit3 and extra i06d_wt_mom / k03n_qsig_mom: the mom stages the output
+out when the server, having the obit, asks for it: ``Obit sent``, ``copy file request
+received``, ``Staged 2/2 items out over 0:00:00``, ``no active tasks``, ``delete job request
+received``, ``kill_job``.
+"""
+import time
+from pathlib import Path
+from typing import List
+
+from fake_pbs.testing import FakeCluster
+
+_ORDER = ["Obit sent", "copy file request received", "Staged 2/2 items out over 0:00:00",
+          "no active tasks", "delete job request received", "kill_job"]
+
+
+def _mom_lines(home: Path, jobid: str) -> List[str]:
+    mark = ";pbs_mom;Job;%s;" % jobid
+    lines: List[str] = []
+    for path in sorted((home / "mom_logs").glob("*/*")):
+        lines += [ln.split(mark, 1)[1] for ln in path.read_text().splitlines() if mark in ln]
+    return lines
+
+
+def test_output_is_staged_on_the_servers_copy_request(fake_pbs: FakeCluster,
+                                                      tmp_path: Path) -> None:
+    """h01: the copy happens after the obit and before the delete job request; the output is
+    in place once the job is F (Stageout_status 1)."""
+    tmp_path.chmod(0o777)
+    jobid = fake_pbs.qsub("echo out; exit 3", cwd=str(tmp_path))
+    attrs = fake_pbs.wait(jobid)
+    assert attrs["Exit_status"] == "3" and attrs["Stageout_status"] == "1"
+    assert (tmp_path / ("job.sh.o" + jobid.split(".")[0])).read_text() == "out\n"
+    tail: List[str] = []
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:  # the delete job request is sent in the background
+        lines = _mom_lines(fake_pbs.home, jobid)
+        tail = lines[lines.index("Obit sent"):] if "Obit sent" in lines else []
+        if tail[-2:] == _ORDER[-2:]:
+            break
+        time.sleep(0.05)
+    assert tail == _ORDER
