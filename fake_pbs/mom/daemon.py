@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from fake_pbs.model.errors import (PBSE_BADCRED, PBSE_IVALREQ, PBSE_JOBEXIST, PBSE_UNKJOBID,
                                    PBSE_UNKREQ, PbsError)
-from fake_pbs.mom import hookpoints, hookshep
+from fake_pbs.mom import hookpoints, hookshep, launcher
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.durable import read_json
 from fake_pbs.mom.job import MomJob
@@ -115,6 +115,9 @@ class MomDaemon:
             self.ctx.layout.socket.unlink()
         except FileNotFoundError:
             pass
+        # The shepherd launcher would end at our exit anyway (EOF); ending it here means no
+        # process of this mom is left once ``fake-pbs stop`` sees the mom gone.
+        launcher.shared(str(self.ctx.layout.jobs)).close()
         self.ctx.log.server("Is down")
 
     def stop(self) -> None:

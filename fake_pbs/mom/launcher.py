@@ -74,9 +74,13 @@ class ShepherdLauncher:
             return line
 
     def close(self) -> None:
-        """Stop the launcher (it would stop by itself at the mom's exit)."""
-        with self._lock:
-            self._discard()
+        """Stop the launcher (it would stop by itself at the mom's exit); skipped when a start
+        holds it longer than a moment (a mom that is stopping does not wait for that)."""
+        if self._lock.acquire(timeout=2.0):
+            try:
+                self._discard()
+            finally:
+                self._lock.release()
 
     @property
     def pid(self) -> Optional[int]:

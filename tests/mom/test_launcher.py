@@ -108,3 +108,15 @@ def test_empty_session_is_recorded_and_leftovers_are_still_killed(node1: MomRig)
     left = read_json(node1.job_dir("node1", "7.vm") / "exit.json") or {}
     assert "session_empty" not in left
     assert _wait_gone([int(pidfile.read_text())]), "a background process outlived its job"
+
+
+def test_phased_stop_ends_the_launcher_before_the_mom_exits(node1: MomRig) -> None:
+    """SIGTERM (fake-pbs stop's phased stop): once the mom has exited, its launcher is gone
+    too, so a stop leaves no process of the mom behind (a running job's shepherd stays)."""
+    node1.run("node1", node1.spec("8.vm", "exit 0\n"))
+    launchers = _launchers(node1)
+    assert len(launchers) == 1
+    proc = node1.moms.pop("node1")
+    proc.terminate()
+    proc.wait(timeout=30)
+    assert not any(_running(pid) for pid in launchers)
