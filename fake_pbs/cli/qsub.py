@@ -19,7 +19,7 @@ from fake_pbs.model.errors import PbsError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Tuple
+    from typing import Dict, List, NoReturn, Optional, Tuple
 
     Built = Tuple[QsubState, Dict[str, str], str]
 else:  # run time: the names exist, typing is not imported
@@ -243,5 +243,27 @@ def body(argv: List[str]) -> int:
     return 0
 
 
+def _exit_now(code: object) -> NoReturn:
+    """Exit as ``SystemExit(code)`` would, without the interpreter's teardown: a one-shot
+    command needs no module and object clean-up, and it costs every submission ~1.5 ms (a
+    serial submit loop pays it per job; docs/performance.md, figure 3a)."""
+    if code is None:
+        status = 0
+    elif isinstance(code, int):
+        status = code
+    else:
+        sys.stderr.write("%s\n" % code)
+        status = 1
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a closed or broken pipe: run_main chose the status
+            pass
+    os._exit(status & 0xFF)
+
+
 def main() -> None:
-    common.run_main("qsub", body)
+    try:
+        common.run_main("qsub", body)
+    except SystemExit as stop:
+        _exit_now(stop.code)

@@ -94,3 +94,20 @@ def test_psij_style_submission_verifies_without_re() -> None:
     done = subprocess.run([sys.executable, "-S", "-c", code], stdout=subprocess.PIPE, text=True,
                           check=True, timeout=60)
     assert done.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("argv, status, out, err", [
+    (["--version"], 0, "pbs_version = 23.06.06\n", ""),
+    (["-Z"], 2, "", "qsub: invalid option -- 'Z'\n"),
+])
+def test_fast_exit_keeps_status_and_output(argv: "list[str]", status: int, out: str,
+                                           err: str) -> None:
+    """qsub leaves without the interpreter's teardown (os._exit): what it printed is flushed
+    and its exit status is PBS's (qsub --version: 0; an unknown option: 2 with the usage)."""
+    done = subprocess.run([sys.executable, "-S", str(REPO / "fake_pbs" / "bin" / "qsub")] + argv,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60,
+                          env={"PATH": "/usr/bin:/bin", "FAKE_PBS_AUTOSTART": "0",
+                               "FAKE_PBS_HOME": "/nonexistent"})
+    assert done.returncode == status
+    assert done.stdout == out
+    assert done.stderr.startswith(err)
