@@ -18,7 +18,7 @@ import subprocess
 import sys
 import threading
 import time
-from typing import Dict, List, Optional
+from typing import Dict, Optional
 
 # A report that tells the caller the launcher may or may not have started the shepherd.
 UNCERTAIN = "err shepherd launcher failed during the start"
@@ -116,13 +116,14 @@ class ShepherdLauncher:
         """One answer line, or None on EOF or timeout."""
         assert proc.stdout is not None
         fd = proc.stdout.fileno()
+        poller = select.poll()  # not select(): a busy mom's descriptors may pass 1024
+        poller.register(fd, select.POLLIN)
         deadline = time.monotonic() + timeout
         while b"\n" not in self._pending:
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
-            ready: List[int] = select.select([fd], [], [], left)[0]
-            if not ready:
+            if not poller.poll(left * 1000.0):
                 continue
             chunk = os.read(fd, 4096)
             if not chunk:
