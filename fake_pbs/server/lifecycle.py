@@ -216,7 +216,8 @@ def _on_start(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
             set_state(job, st.RUNNING, st.SUB_RUNNING)
     job["_started"] = True
     job["_session_id"] = str(event.get("session_id", 0))
-    job["session_id"] = job["_session_id"]
+    if app.pace.first_update <= 0:
+        job["session_id"] = job["_session_id"]
     job.update(RESOURCES_USED_START)
     job["resources_used.ncpus"] = job.get("Resource_List.ncpus", "1")
     touch(app, job)
@@ -327,6 +328,8 @@ def _first_update(app: ServerApp, jobid: str, run_count: str) -> None:
     with app.state.lock:
         job = _current(app, jobid, run_count, st.RUNNING)
         if job is not None and job.get("substate") == str(st.SUB_PRERUN):
+            # The update carries the session id: a job that ended before it never shows one.
+            job["session_id"] = job.get("_session_id", "0")
             set_state(job, st.RUNNING, st.SUB_RUNNING)
             save(app, job)
 
@@ -421,7 +424,9 @@ def to_history(app: ServerApp, job: Job, substate: int, ran: bool) -> None:
         job["Stageout_status"] = "1"
         # PBS learns the session id from the mom's first status update; a job that ended
         # within a couple of seconds never shows one (b04, i01c) while longer ones do (c04c).
-        if int(job.get("_run_seconds", SESSION_ID_AFTER)) < SESSION_ID_AFTER:
+        # Under the pbs pace the first update itself sets it (_first_update).
+        if (app.pace.first_update <= 0
+                and int(job.get("_run_seconds", SESSION_ID_AFTER)) < SESSION_ID_AFTER):
             job.pop("session_id", None)
     job["history_timestamp"] = str(now)
     set_state(job, st.EXPIRED if job.get("array_id") else st.FINISHED, substate)
