@@ -2,8 +2,9 @@
 
 ``full.json_block`` renders a whole object to text (``JsonDoc.block``) and the value helpers
 skip their per-character loops when nothing needs escaping (docs/performance.md, hotspot 8).
-The references below are the node-per-value implementations they replaced, which the golden
-transcripts pinned (a19d/a19f: the unescaped backslash; b11e: the layout); hypothesis compares
+The references are the node-per-value writer they replaced and, for each value helper, its
+general character walk (the code path the golden transcripts pinned: a19d/a19f, the unescaped
+backslash; b11e, the layout), which the fast paths must agree with; hypothesis compares
 both on arbitrary attribute lists, including the odd cases: a ``Variable_List`` right after a
 resource attribute (nested into its object), repeated and interleaved resource names, control
 characters, quotes, backslashes, numbers by the strtod rule, non-ASCII text.
@@ -13,48 +14,13 @@ from typing import List, Optional, Sequence, Tuple
 from hypothesis import given, settings, strategies as hs
 
 from fake_pbs.cli.render import full
-from fake_pbs.cli.render.pbsjson import ESCAPE, FULLESCAPE, JsonDoc, escape_value
+from fake_pbs.cli.render.pbsjson import ESCAPE, FULLESCAPE, JsonDoc, escape_value, escape_walk
 from fake_pbs.cli.render.values import show_nonprint
 
 Triple = Tuple[str, Optional[str], str]
 
 
 # -- the former implementations (the reference) ---------------------------------------------
-def _ref_escape(text: str, mode: str) -> str:
-    out: List[str] = []
-    i, n = 0, len(text)
-    controls = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
-    while i < n:
-        ch = text[i]
-        if ch in controls:
-            out.append(controls[ch])
-            i += 1
-        elif ch == '"':
-            if mode == ESCAPE:
-                if i > 0 and text[i - 1] != "\\":
-                    out.append("\\")
-                out.append(ch)
-            else:
-                out.append('\\"')
-            i += 1
-        elif ch == "\\":
-            if mode == ESCAPE:
-                nxt = text[i + 1] if i + 1 < n else ""
-                if nxt in ("'", ","):
-                    out.append(nxt)
-                    i += 2
-                else:
-                    out.append(ch + nxt)
-                    i += 2 if nxt else 1
-            else:
-                out.append("\\\\")
-                i += 1
-        else:
-            out.append(ch)
-            i += 1
-    return "".join(out)
-
-
 def _ref_show_nonprint(text: str) -> str:
     if not any(ord(ch) < 32 for ch in text):
         return text
@@ -64,26 +30,8 @@ def _ref_show_nonprint(text: str) -> str:
 
 def _ref_variable_list(doc: JsonDoc, name: str, value: str) -> None:
     doc.open_object(name)
-    i, n = 0, len(value)
-    while i < n:
-        key: List[str] = []
-        val: Optional[List[str]] = None
-        current = key
-        while i < n and value[i] != ",":
-            if value[i] == "\\" and i + 1 < n and value[i + 1] == ",":
-                i += 1
-            if val is None and value[i] == "=":
-                val = []
-                current = val
-                i += 1
-                if i >= n:
-                    break
-            current.append(value[i])
-            i += 1
-        if val is not None:
-            doc.value("".join(key), "".join(val), ESCAPE)
-        if i < n:
-            i += 1
+    for key, val in full.variable_list_walk(value):
+        doc.value(key, val, ESCAPE)
     doc.close()
 
 
@@ -165,7 +113,7 @@ def test_json_block_inside_an_array_prints_no_key() -> None:
 @given(_values, hs.sampled_from([ESCAPE, FULLESCAPE]))
 def test_escape_and_show_nonprint_fast_paths(text: str, mode: str) -> None:
     """PBS's strdup_escape and show_nonprint_chars: unchanged by the no-work fast paths."""
-    assert escape_value(text, mode) == _ref_escape(text, mode)
+    assert escape_value(text, mode) == escape_walk(text, mode)
     assert show_nonprint(text) == _ref_show_nonprint(text)
 
 
@@ -180,27 +128,13 @@ def test_variable_list_items_fast_path(value: str) -> None:
     assert doc.nodes == ref.nodes
 
 
-def _ref_atol(text: str) -> int:
-    s = text.lstrip(" \t\n\v\f\r")
-    sign = 1
-    if s[:1] in ("+", "-"):
-        sign = -1 if s[0] == "-" else 1
-        s = s[1:]
-    digits = ""
-    for ch in s:
-        if not ch.isdigit() or not ch.isascii():
-            break
-        digits += ch
-    return sign * int(digits) if digits else 0
-
-
 @settings(max_examples=300, deadline=None)
 @given(hs.one_of(_values, hs.text(alphabet="0123456789 +-\u0663x", max_size=8)))
 def test_atol_fast_path(text: str) -> None:
     """C atol on epoch values (qstat's ctime dates): the all-digits fast path agrees."""
-    from fake_pbs.cli.render.values import atol
+    from fake_pbs.cli.render.values import atol, atol_walk
 
-    assert atol(text) == _ref_atol(text)
+    assert atol(text) == atol_walk(text)
 
 
 _wire_keys = hs.sampled_from([

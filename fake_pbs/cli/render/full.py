@@ -122,6 +122,11 @@ def variable_list_items(value: str) -> List[Tuple[str, str]]:
         # Fast path: no escaped comma, and no "=" directly before a comma (which the walk
         # below would take into the value): entries are split at commas and at their first "=".
         return [(k, v) for k, sep, v in (e.partition("=") for e in value.split(",")) if sep]
+    return variable_list_walk(value)
+
+
+def variable_list_walk(value: str) -> List[Tuple[str, str]]:
+    """:func:`variable_list_items` character by character (the general case, no fast path)."""
     items: List[Tuple[str, str]] = []
     i, n = 0, len(value)
     while i < n:

@@ -126,6 +126,11 @@ def escape_value(text: str, mode: str) -> str:
     # control characters below; quote and backslash are the only other special characters.
     if text.isprintable() and '"' not in text and "\\" not in text:
         return text
+    return escape_walk(text, mode)
+
+
+def escape_walk(text: str, mode: str) -> str:
+    """:func:`escape_value` character by character (the general case, no fast path)."""
     out: List[str] = []
     i = 0
     n = len(text)

@@ -22,6 +22,11 @@ def atol(text: str) -> int:
     """C ``atol``: leading blanks, a sign and digits; anything else ends the number (0 if none)."""
     if text.isdigit() and text.isascii():  # most values: an epoch, a count
         return int(text)
+    return atol_walk(text)
+
+
+def atol_walk(text: str) -> int:
+    """:func:`atol` character by character (the general case, no fast path)."""
     s = text.lstrip(" \t\n\v\f\r")
     sign = 1
     if s[:1] in ("+", "-"):
