@@ -65,9 +65,13 @@ def run_main(cmd: str, body: Callable[[List[str]], int]) -> None:
     (``qstat -f -F json -x`` of 10,000 jobs: millions of lists and tuples) otherwise spends
     most of its time in collections that find nothing (docs/performance.md).
     """
+    import _signal  # type: ignore[import-not-found]  # C module under signal: no enum import
     import gc
 
     gc.disable()
+    # Like the C commands, die quietly of SIGPIPE when the reader has gone (`qsub ... | head -0`)
+    # instead of Python's ignored SIGPIPE and a traceback from the final flush.
+    _signal.signal(_signal.SIGPIPE, _signal.SIG_DFL)
     try:
         status = body(sys.argv[1:])
     except PbsError as err:
