@@ -161,34 +161,9 @@ def json_block(doc: JsonDoc, object_name: str, triples: Sequence[Triple]) -> Non
     inside an open resource object when one directly precedes it (as PBS's node list nests it).
     tests/cli/test_json_block_fast.py checks it against the node sequence.
     """
-    pad = " " * doc.indent()
-    inner = pad + "    "
-    deeper = inner + "    "
-    members: List[str] = []
-    group: Optional[List[str]] = None  # the open resource object's lines, opening line first
-    previous: Optional[str] = None
-    for name, resource, value in triples:
-        if name == "Variable_List" and resource is None:
-            target = members if group is None else group
-            target.append(_variable_list_text(deeper if group is not None else inner,
-                                              name, value))
-        elif resource is not None:
-            if group is not None and previous != name:
-                members.append(_object_text(group, inner))
-                group = None
-            if group is None:
-                group = ['%s"%s":{' % (inner, name)]
-                previous = name
-            group.append('%s"%s":%s' % (deeper, resource, shown_value(value)))
-        else:
-            if group is not None:
-                members.append(_object_text(group, inner))
-                group = None
-            members.append('%s"%s":%s' % (inner, name, shown_value(value)))
-    if group is not None:
-        members.append(_object_text(group, inner))
-    opening = pad + "{" if doc.in_array() else '%s"%s":{' % (pad, object_name)
-    doc.block(_object_text([opening] + members, pad))
+    inner = " " * doc.indent() + "    "
+    _assemble(doc, object_name, [(name, resource, _member_line(inner, name, resource, value))
+                                 for name, resource, value in triples])
 
 
 def json_job_block(doc: JsonDoc, object_name: str, attrs: Pairs) -> None:
@@ -201,36 +176,50 @@ def json_job_block(doc: JsonDoc, object_name: str, attrs: Pairs) -> None:
     """
     pad = " " * doc.indent()
     inner = pad + "    "
-    deeper = inner + "    "
     made = _LINES.get(pad)
     if made is None:
         made = _LINES[pad] = {}
-    members: List[str] = []
-    group: Optional[List[str]] = None
-    previous: Optional[str] = None
-    varlists = _VARLISTS
+    entries: List[Tuple[str, Optional[str], str]] = []
     for item in attrs:
         pair = tuple(item)  # (name, value): strings on the wire; job_triples converts others
         known = made.get(pair)
         if known is None:
             name, resource, value = job_triples((pair,))[0]
-            if name == "Variable_List" and resource is None:
-                line = value  # its object depends on what is open: made below each time
-            elif resource is not None:
-                line = '%s"%s":%s' % (deeper, resource, shown_value(value))
-            else:
-                line = '%s"%s":%s' % (inner, name, shown_value(value))
-            known = (name, resource, line)
+            known = (name, resource, _member_line(inner, name, resource, value))
             if len(made) < _LINES_LIMIT:
                 made[pair] = known
-        name, resource, line = known
+        entries.append(known)
+    _assemble(doc, object_name, entries)
+
+
+def _member_line(inner: str, name: str, resource: Optional[str], value: str) -> str:
+    """An attribute's member line; for ``Variable_List`` its raw value (its object's indent
+    depends on what is open when it comes, see :func:`_assemble`)."""
+    if name == "Variable_List" and resource is None:
+        return value
+    if resource is not None:
+        return '%s"%s":%s' % (inner + "    ", resource, shown_value(value))
+    return '%s"%s":%s' % (inner, name, shown_value(value))
+
+
+def _assemble(doc: JsonDoc, object_name: str,
+              entries: Sequence[Tuple[str, Optional[str], str]]) -> None:
+    """Join member lines into the object's text: consecutive values of one resource attribute
+    share a nested object, ``Variable_List`` nests into an open one."""
+    pad = " " * doc.indent()
+    inner = pad + "    "
+    deeper = inner + "    "
+    members: List[str] = []
+    group: Optional[List[str]] = None  # the open resource object's lines, opening line first
+    previous: Optional[str] = None
+    for name, resource, line in entries:
         if name == "Variable_List" and resource is None:
             where = deeper if group is not None else inner
-            text = varlists.get((where, line))
+            text = _VARLISTS.get((where, line))
             if text is None:
                 text = _variable_list_text(where, name, line)
-                if len(varlists) < 10_000:
-                    varlists[(where, line)] = text
+                if len(_VARLISTS) < 10_000:
+                    _VARLISTS[(where, line)] = text
             (members if group is None else group).append(text)
         elif resource is not None:
             if group is not None and previous != name:
