@@ -10,7 +10,7 @@ import time
 from typing import Any, Dict, List, Optional
 
 from fake_pbs.model import states as st
-from fake_pbs.server import hookpoints, nodes as vnodes
+from fake_pbs.server import hookpoints, hooksync, nodes as vnodes
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.logs import DEBUG
 
@@ -83,11 +83,11 @@ def begin_run(app: ServerApp, job: Job, exec_vnode: str, exec_host: str,
     """The scheduler (or qrun) chose vnodes: charge them, mark the job running, send it."""
     now = app.now()
     jobid = job["_id"]
+    names = [chunk[0] for chunk in vnodes.parse_exec_vnode(exec_vnode)]
     # PBS warns (set_nodes) when a vnode's mom still awaits hook files, before it turns busy
-    from fake_pbs.server import hooksync
-    hooksync.of(app).note_run(jobid, [c[0] for c in vnodes.parse_exec_vnode(exec_vnode)])
+    hooksync.of(app).note_run(jobid, names)
     computed = vnodes.assign(app.state.nodes, jobid, exec_vnode)
-    for name in {c[0] for c in vnodes.parse_exec_vnode(exec_vnode)}:
+    for name in set(names):
         if name in app.state.nodes:
             app.state.nodes[name]["last_used_time"] = str(now)
             app.state.save_node(name)
