@@ -189,7 +189,8 @@ def verify_resource(defn: rdefs.ResourceDef, value: str) -> str:
 # --- job name -----------------------------------------------------------------------------------
 
 # Matched by hand, not by a pattern: every qsub checks its Job_Name, and ``re`` costs it ~10 ms.
-_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+.-")
+_ASCII_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"  # string imports re
+_NAME_CHARS = frozenset(_ASCII_LETTERS + "0123456789_+.-")
 
 
 def _name_chars_ok(name: str) -> bool:
@@ -212,7 +213,7 @@ def check_job_name(name: str, digit_first: bool = True) -> str:
 
 # --- select and place ---------------------------------------------------------------------------
 
-_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
+_NAME_START = frozenset(_ASCII_LETTERS + "_")
 _NAME_REST = _NAME_START | frozenset("0123456789.-")
 
 
