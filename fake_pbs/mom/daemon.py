@@ -26,6 +26,7 @@ from fake_pbs.model.errors import (PBSE_BADCRED, PBSE_IVALREQ, PBSE_JOBEXIST, PB
 from fake_pbs.mom import hookpoints, hookshep, launcher
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.durable import read_json
+from fake_pbs.mom.faults import SLOW_START
 from fake_pbs.mom.job import MomJob
 from fake_pbs.mom.sisters import DropConnection, SisterJobs
 from fake_pbs.protocol import LineChannel, Message, ok
@@ -272,6 +273,8 @@ class MomDaemon:
                 del self.jobs[jobid]
         if existing is not None:
             existing.discard()
+        if self.ctx.faults.armed("slow"):
+            time.sleep(SLOW_START)
         job = MomJob.create(self.ctx, spec)
         with self.lock:
             self.jobs[jobid] = job

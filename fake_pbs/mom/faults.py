@@ -8,6 +8,8 @@ fork      the job shell cannot be started: exception + finish -3 (JOB_EXEC_RETRY
 join      as a sister: the join fails after execjob_begin; abort hooks run here, primary gets -30
 jobdir    the job directory cannot be created: primary -3; as a sister, join fails (abort hooks)
 comm      as a sister: join requests go unanswered (connection dropped): primary gets -30
+slow      a loaded host: the mom takes ``SLOW_START`` seconds before it takes a job in, so the
+          server's signals meet a run it does not know yet (they must wait for the start)
 ========  =========================================================================================
 """
 import threading
@@ -16,7 +18,8 @@ from typing import List
 
 from fake_pbs.mom.durable import read_json, write_json
 
-KNOWN = ("fork", "join", "jobdir", "comm")
+KNOWN = ("fork", "join", "jobdir", "comm", "slow")
+SLOW_START = 2.0
 
 
 class Faults:

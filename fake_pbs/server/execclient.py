@@ -13,7 +13,7 @@ import time
 from typing import Any, Dict, List, Optional
 
 from fake_pbs import paths, protocol
-from fake_pbs.model.errors import PBSE_NORELYMOM, PbsError
+from fake_pbs.model.errors import PBSE_NORELYMOM, PBSE_UNKJOBID, PbsError
 from fake_pbs.server import lifecycle
 from fake_pbs.server.app import ExecLike, ServerApp
 from fake_pbs.server.logs import ERROR
@@ -21,6 +21,7 @@ from fake_pbs.server.logs import ERROR
 _RETRY_PAUSE = 0.2
 _START_ATTEMPTS = 25          # about five seconds for a mom that is still starting
 _CONNECT_TIMEOUT = 10.0
+TERMJOB = "TermJob"
 
 
 def primary_host(job: Dict[str, Any]) -> str:
@@ -195,10 +196,27 @@ class ExecClient(ExecLike):
             channel.close()
 
     def signal(self, jobid: str, signal: str) -> None:
+        """Send ``signal`` to the job's primary mom (call with the model lock held).
+
+        Until the mom reports the run started, a signal is also held for the start (applied
+        by ``lifecycle``): the mom may not have the job yet (the start is in flight, so it
+        answers Unknown Job Id), or have no process to stop or kill yet.  A TermJob the mom
+        took is not repeated: the mom keeps it for the job's processes.  Without this, on a
+        slow machine a requeue sent just after the run began ended the job here while the
+        mom went on to run it (an orphan holding its cpus; CI saw it).
+        """
         with self.app.state.lock:
             job = self.app.state.jobs.get(jobid)
             host = primary_host(job) if job else ""
-        self.request(host, "signal", job=jobid, signal=signal)
+            try:
+                self.request(host, "signal", job=jobid, signal=signal)
+            except PbsError as err:
+                if job is None or job.get("_started") or err.code != PBSE_UNKJOBID:
+                    raise
+                lifecycle.hold_signal(job, signal)
+                return
+            if job is not None and not job.get("_started") and signal != TERMJOB:
+                lifecycle.hold_signal(job, signal)
 
     def discard(self, jobid: str, hosts: List[Dict[str, Any]]) -> None:
         """End-of-job cleanup on the primary mom, in the background (best effort)."""

@@ -101,7 +101,8 @@ def begin_run(app: ServerApp, job: Job, exec_vnode: str, exec_host: str,
     job["comment"] = run_comment(now, exec_vnode)
     job["_last_seq"] = 0
     job["_sent"] = False
-    for private in ("_exit", "_started", "_run_seconds", "_obit", "session_id", "_exception"):
+    for private in ("_exit", "_started", "_run_seconds", "_obit", "session_id", "_exception",
+                    "_signals_on_start"):
         job.pop(private, None)
     set_state(job, st.RUNNING, st.SUB_PRERUN)
     touch(app, job)
@@ -222,11 +223,34 @@ def _on_start(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
     job["resources_used.ncpus"] = job.get("Resource_List.ncpus", "1")
     touch(app, job)
     save(app, job)
+    held = job.pop("_signals_on_start", None)
+    if held and app.execs is not None:
+        # signals sent before the mom had the job or its processes (execclient.signal)
+        threading.Thread(target=_deliver_held, args=(app, job["_id"], list(held)),
+                         daemon=True).start()
     pending = job.pop("_kill_on_start", None)
     if pending and app.execs is not None:
         # qdel arrived before the mom had the job: deliver the kill now, off this thread.
         threading.Thread(target=_deferred_kill, args=(app, job["_id"], pending),
                          daemon=True).start()
+
+
+def hold_signal(job: Job, signal: str) -> None:
+    """Keep ``signal`` for the run's start (the mom had no job or process to give it to)."""
+    held = job.setdefault("_signals_on_start", [])
+    assert isinstance(held, list)
+    held.append(signal)
+
+
+def _deliver_held(app: ServerApp, jobid: str, signals: List[str]) -> None:
+    """Send the held signals in the order they were asked for (stop then continue, say)."""
+    for signal in signals:
+        try:
+            with app.state.lock:
+                if app.execs is not None:
+                    app.execs.signal(jobid, signal)
+        except Exception:
+            pass
 
 
 def _deferred_kill(app: ServerApp, jobid: str, signal: str) -> None:

@@ -8,7 +8,7 @@ from typing import Any, Iterator
 
 import pytest
 
-from fake_pbs import paths
+from fake_pbs import control, paths
 from fake_pbs.testing import FakeCluster
 from preemptrig import PreemptRig
 
@@ -35,7 +35,10 @@ def rig(preempt_cluster: FakeCluster, monkeypatch: Any) -> Iterator[PreemptRig]:
     monkeypatch.setenv("FAKE_PBS_HOME", str(preempt_cluster.home))
     monkeypatch.setenv("PATH", preempt_cluster.env["PATH"])
     monkeypatch.setenv("FAKE_PBS_AUTOSTART", "0")
-    yield PreemptRig(preempt_cluster)
+    try:
+        yield PreemptRig(preempt_cluster)
+    finally:
+        control.clear_faults(preempt_cluster.home)  # an armed fault would outlive the test
 
 
 def _settle(home: Path, timeout: float = 20.0) -> None:

@@ -11,7 +11,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional
 
 from fake_pbs import paths
 from fake_pbs.model.errors import PbsError
@@ -32,6 +32,7 @@ class PreemptRig:
         self.home = cluster.home
         # The session's logs carry earlier tests (whose job ids restart at 0): read from here.
         self.marks = {daemon: len(self._all_lines(daemon)) for daemon in _LOGS}
+        self.workdirs: Dict[str, Path] = {}
 
     # -- commands -----------------------------------------------------------------------------
     def sh(self, *argv: str) -> str:
@@ -54,7 +55,13 @@ class PreemptRig:
     def submit(self, body: str, *options: str) -> str:
         workdir = Path(tempfile.mkdtemp(prefix="job-", dir=str(self.home)))
         workdir.chmod(0o755)
-        return self.cluster.qsub(body, *options, cwd=str(workdir))
+        jobid = self.cluster.qsub(body, *options, cwd=str(workdir))
+        self.workdirs[jobid] = workdir
+        return jobid
+
+    def workdir(self, jobid: str) -> Path:
+        """The directory the job was submitted from (its output and files land there)."""
+        return self.workdirs[jobid]
 
     def hook(self, name: str, events: str, body: str) -> None:
         """A site hook, through the requests ``qmgr create hook`` / ``import hook`` send."""
@@ -107,6 +114,21 @@ class PreemptRig:
 
     def mom_job_dir(self, jobid: str) -> Path:
         return paths.mom_priv(self.home, "vm") / "jobs" / jobid
+
+    def mom_has_jobs(self) -> bool:
+        """The mom still holds a job (its job directory is there)."""
+        jobs = paths.mom_priv(self.home, "vm") / "jobs"
+        return jobs.exists() and any(jobs.iterdir())
+
+    @staticmethod
+    def wait_for(ready: Callable[[], bool], timeout: float, what: str = "condition") -> None:
+        """Poll ``ready`` (bounded) until it holds."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if ready():
+                return
+            time.sleep(POLL)
+        raise AssertionError("%s not met within %.0f s" % (what, timeout))
 
 
 def index_of(lines: List[str], *parts: str, last: bool = False) -> int:

@@ -1,0 +1,76 @@
+"""Preemption and signals meeting a run the mom has not taken in yet (a loaded host).
+
+PBS's server sends a run to the mom and the job is R at once; a preempt request, qsig or qdel
+that follows at once must still reach the job when the mom takes it.  The ``slow`` fault holds
+the mom 2 s before it takes a job in.  Before the fix, a requeue sent in that window ended the
+job on the server while the mom went on to run it: an orphan holding the node's only cpu, and
+the scheduler stuck waiting for it (the CI failure of session 2).
+"""
+import time
+
+from fake_pbs import control
+from preemptrig import NodeSampler, PreemptRig, index_of, ran_after
+
+VICTIM = "sleep 60"
+URGENT = "sleep 2"
+
+
+def _slow(rig: PreemptRig) -> None:
+    control.fault(rig.home, "vm", "slow")
+
+
+def test_requeue_reaches_a_run_the_mom_has_not_taken_yet(rig: PreemptRig) -> None:
+    """preempt_order R: the victim, R on the server but not yet on the mom, is requeued when the
+    mom takes it (Exit_status -11, back to Q); the express job runs; no orphan, no overlap."""
+    rig.setup("R")
+    _slow(rig)
+    with NodeSampler(rig.cluster) as sampler:
+        victim = rig.submit(VICTIM, "-r", "y")
+        rig.wait(victim, "R", timeout=10)
+        urgent = rig.submit(URGENT, "-q", "expressq")
+        rig.wait(urgent, "R", timeout=30)
+        back = rig.attrs(victim)
+        assert back["job_state"] == "Q" and back["Exit_status"] == "-11", back
+        rig.wait(urgent, "F", timeout=30)
+        rig.wait(victim, "R", run_count=2, timeout=30)
+    assert index_of(rig.log_lines("sched"), victim, "Job preempted by requeuing") >= 0
+    assert ran_after(rig, victim, urgent) is None, ran_after(rig, victim, urgent)
+    assert sampler.violations == []
+    rig.sh("qdel", victim)
+
+
+def test_suspend_reaches_a_run_the_mom_has_not_taken_yet(rig: PreemptRig) -> None:
+    """preempt_order S: the SIGSTOP waits for the job's processes; the victim is really stopped
+    (its shell writes nothing while suspended, maybe not even its first tick) and resumes after
+    the express job."""
+    rig.setup("S")
+    _slow(rig)
+    with NodeSampler(rig.cluster) as sampler:
+        victim = rig.submit("for i in $(seq 1 40); do date +%s >> ticks; sleep 0.25; done")
+        rig.wait(victim, "R", timeout=10)
+        urgent = rig.submit("sleep 4", "-q", "expressq")
+        rig.wait(urgent, "R", timeout=30)
+        assert rig.attrs(victim)["job_state"] == "S"
+        ticks = rig.workdir(victim) / "ticks"
+        time.sleep(0.5)  # the held SIGSTOP goes out as the mom reports the start
+        before = ticks.read_text() if ticks.exists() else ""
+        time.sleep(1.5)  # a running victim would add about six ticks meanwhile
+        assert rig.attrs(urgent).get("job_state") == "R"
+        after = ticks.read_text() if ticks.exists() else ""
+        assert after == before, "the suspended victim went on running"
+        rig.wait(urgent, "F", timeout=30)
+        rig.wait(victim, "R", timeout=30)
+    assert sampler.violations == []
+    rig.sh("qdel", victim)
+
+
+def test_qdel_force_and_reset_kill_reach_a_run_the_mom_has_not_taken_yet(
+        rig: PreemptRig) -> None:
+    """``qdel -W force`` right after the run began: the mom still gets the SIGKILL when it takes
+    the job, so no job shell is left running behind a job the server calls finished."""
+    _slow(rig)
+    victim = rig.submit("date +%s > started; sleep 60")
+    rig.wait(victim, "R", timeout=10)
+    rig.sh("qdel", "-W", "force", victim)
+    rig.wait(victim, "F", timeout=30)
+    rig.wait_for(lambda: not rig.mom_has_jobs(), 20, "the mom's end of the job")
