@@ -43,4 +43,3 @@ def test_a_process_still_running_after_the_linger_is_reported() -> None:
     """A leftover still alive after the linger: the session is not empty, so the mom scans
     the session and kills it (PBS kill_job; test_launcher pins the kill end to end)."""
     assert _probe(60.0, 0.05) == "left"
-
