@@ -124,7 +124,8 @@ class Scheduler(SchedulerLike):
     def _log_cycle_start(self, command: Optional[int]) -> None:
         """The server's log of a cycle it starts: the command sent, the scheduler's queries."""
         app = self.app
-        running = {job["_id"] for job in app.state.jobs.values()
+        # Live jobs only (the job index): a history job never holds resources.
+        running = {job["_id"] for job in app.state.live_jobs()
                    if job.get("job_state") in _HOLDING_STATES}
         if command is None:
             ended = any(jobid not in running for jobid in self._running)
@@ -134,9 +135,8 @@ class Scheduler(SchedulerLike):
 
     def _inputs(self, considered: Set[str]) -> List[Dict[str, str]]:
         jobs: List[Dict[str, str]] = []
-        for job in self.app.state.iter_jobs():
-            if job.get("job_state") in st.HISTORY_STATES:
-                continue
+        # The job index's live jobs, in table order: a cycle costs O(live), not O(history).
+        for job in self.app.state.live_jobs():
             entry = public(job)
             entry["id"] = job["_id"]
             if job["_id"] in considered and entry.get("job_state") not in ("R", "E"):

@@ -32,6 +32,9 @@ class ServerState:
         # Other kinds (``hook``, ``resource``, ...): {kind: {name: record}}.
         self.objects: Dict[str, Dict[str, Record]] = {}
         self._next_seq = 0
+        # No job has a sequence number >= this one: jobs get theirs from next_seq() or the
+        # store, so looking for a number in use (O(jobs)) is needed only after a wrap.
+        self._unused_from = 0
         # Live/history index and encoded history records, told of every save_job.
         self.index = JobIndex()
 
@@ -45,6 +48,8 @@ class ServerState:
         for jobid, record in self.store.jobs():
             self.jobs[jobid] = record
         self.index.rebuild(self.jobs)
+        self._unused_from = 1 + max((int(r.get("_seq", -1)) for r in self.jobs.values()),
+                                    default=-1)
         seq = self.store.get_meta("next_seq")
         self._next_seq = int(seq) if seq is not None else 0
         return found
@@ -114,8 +119,10 @@ class ServerState:
         for _ in range(top + 1):
             seq = self._next_seq
             self._next_seq = 0 if seq >= top else seq + 1
-            if not any(int(j.get("_seq", -1)) == seq for j in self.jobs.values()):
+            if seq >= self._unused_from or \
+                    not any(int(j.get("_seq", -1)) == seq for j in self.jobs.values()):
                 break
+        self._unused_from = max(self._unused_from, seq + 1)
         self.store.put_meta("next_seq", str(self._next_seq))
         return seq
 
@@ -138,6 +145,7 @@ class ServerState:
         self.server, self.sched = {}, {}
         self.queues, self.nodes, self.jobs, self.objects = {}, {}, {}, {}
         self._next_seq = 0
+        self._unused_from = 0
         self.index.clear()
 
     def as_dict(self) -> Dict[str, Any]:
