@@ -8,13 +8,14 @@ Layout (see docs/internals.md)::
     <home>/mom_priv/<host>/    per-host mom state: jobs/<jobid>/ (spec, shepherd records, events)
     <home>/run/                pid files; sockets unless the path is too long (then /tmp, see below)
 
-Every PBS command imports this module, so it imports only ``os`` at start-up: ``pathlib`` and
-``hashlib`` are loaded when a function needs them.  The ``*_path`` functions work on plain
-strings (what the commands use); the others return :class:`pathlib.Path` and are built on them.
+Every PBS command imports this module, so it imports only :mod:`fake_pbs.leanos` at start-up
+(not even ``os``): ``os``, ``pathlib`` and ``hashlib`` are loaded when a function needs them.
+The ``*_path`` functions work on plain strings (what the commands use); the others return
+:class:`pathlib.Path` and are built on them.
 """
 from __future__ import annotations
 
-import os
+from fake_pbs import leanos
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,29 +35,29 @@ def _digest(text: str, length: int) -> str:
 # -- plain strings (the commands' fast path) ---------------------------------------------------
 def cluster_home_path(explicit: Optional[str] = None) -> str:
     """:func:`cluster_home` as a string."""
-    value = explicit or os.environ.get("FAKE_PBS_HOME")
+    value = explicit or leanos.getenv("FAKE_PBS_HOME")
     if value:
-        return os.path.abspath(os.path.expanduser(value))
-    return os.path.join(os.path.expanduser("~"), ".fake_pbs")
+        return leanos.abspath(leanos.expanduser(value))
+    return leanos.join(leanos.expanduser("~"), ".fake_pbs")
 
 
 def run_dir_path(home: Union[str, Path]) -> str:
     """:func:`run_dir` as a string."""
     home_text = str(home)
-    candidate = os.path.join(home_text, "run")
+    candidate = leanos.join(home_text, "run")
     if len(candidate) + len("/mom-") + 40 <= _MAX_SOCKET_PATH:
         return candidate
-    return os.path.join("/tmp", "fake-pbs-" + _digest(home_text, 16))
+    return leanos.join("/tmp", "fake-pbs-" + _digest(home_text, 16))
 
 
 def server_socket_path(home: Union[str, Path]) -> str:
     """:func:`server_socket` as a string."""
-    return os.path.join(run_dir_path(home), "server.sock")
+    return leanos.join(run_dir_path(home), "server.sock")
 
 
 def config_file_path(home: Union[str, Path]) -> str:
     """:func:`config_file` as a string."""
-    return os.path.join(str(home), "cluster.json")
+    return leanos.join(str(home), "cluster.json")
 
 
 # -- pathlib API ---------------------------------------------------------------------------------
@@ -68,7 +69,7 @@ def _path(text: str) -> Path:
 
 def default_home() -> Path:
     """The per-user default cluster directory."""
-    return _path(os.path.join(os.path.expanduser("~"), ".fake_pbs"))
+    return _path(leanos.join(leanos.expanduser("~"), ".fake_pbs"))
 
 
 def cluster_home(explicit: Optional[str] = None) -> Path:
@@ -107,4 +108,6 @@ def mom_priv(home: Path, host: str) -> Path:
 
 def bin_dir() -> Path:
     """The ``fake_pbs/bin`` directory users put first on PATH."""
+    import os
+
     return _path(os.path.dirname(os.path.realpath(__file__))) / "bin"

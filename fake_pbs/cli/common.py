@@ -1,15 +1,15 @@
 """What every fake PBS command shares: finding the cluster, one connection, PBS-style errors.
 
 Kept to the standard library and few imports: these commands are called thousands of times, and
-a Python start-up costs more than a request.  Nothing imported here may import ``typing``,
+a Python start-up costs more than a request.  Nothing imported here may import ``os`` (use
+:mod:`fake_pbs.leanos`), ``typing``,
 ``socket``, ``json``, ``re`` or ``pathlib`` at run time (``docs/performance.md``).
 """
 from __future__ import annotations
 
-import os
 import sys
 
-from fake_pbs import paths
+from fake_pbs import leanos, paths
 from fake_pbs.model.errors import PBSE_NOSERVER, PbsError
 from fake_pbs.protocol import LineChannel, call, connect
 
@@ -35,7 +35,7 @@ def server_channel() -> LineChannel:
         _channel = connect(sock)
         return _channel
     except OSError as first:
-        if os.environ.get("FAKE_PBS_AUTOSTART", "1") == "0":
+        if leanos.getenv("FAKE_PBS_AUTOSTART", "1") == "0":
             raise PbsError(PBSE_NOSERVER,
                            "cannot connect to server (errno=%d)" % (first.errno or 0))
     from fake_pbs import control  # imported only when the cluster must be started

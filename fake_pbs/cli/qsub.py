@@ -7,10 +7,10 @@ with its exit status (transcripts a17/a18).  Interactive jobs (``-I``) are not s
 """
 from __future__ import annotations
 
-import os
 import sys
 import time
 
+from fake_pbs import leanos
 from fake_pbs.cli import common, qsub_env, qsub_script, qsub_verify
 from fake_pbs.cli.qsub_getopt import OptionError, getopt
 from fake_pbs.cli.qsub_options import (CMDLINE, DIRECTIVE, GETOPT_SPEC, INTERACTIVE_NO_TTY,
@@ -84,7 +84,7 @@ def _prefix(state: QsubState) -> str:
         return state.prefix
     if state.given("C"):
         return ""
-    return os.environ.get("PBS_DPREFIX", qsub_script.DEFAULT_PREFIX)
+    return leanos.environ().get("PBS_DPREFIX", qsub_script.DEFAULT_PREFIX)
 
 
 def _read_script(state: QsubState, path: Optional[str]) -> str:
@@ -97,7 +97,7 @@ def _read_script(state: QsubState, path: Optional[str]) -> str:
             state.attrs["Job_Name"] = "STDIN"
         return sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
     try:
-        info = os.stat(path)
+        info = leanos.stat(path)
     except OSError as err:
         raise QsubExit("qsub: script file:: %s" % err.strerror, 1) from None
     import stat
@@ -187,7 +187,7 @@ def build(argv: List[str], env: Dict[str, str], cwd: str, host: str) -> Built:
 
 def _wait(jobid: str) -> int:
     """``-W block=true``: poll the job until it finishes; its exit status is ours."""
-    limit = float(os.environ.get(BLOCK_TIMEOUT_ENV) or _BLOCK_TIMEOUT_DEFAULT)
+    limit = float(leanos.getenv(BLOCK_TIMEOUT_ENV) or _BLOCK_TIMEOUT_DEFAULT)
     deadline = time.monotonic() + limit
     delay = 0.05
     while time.monotonic() < deadline:
@@ -213,9 +213,9 @@ def body(argv: List[str]) -> int:
     if len(argv) == 1 and argv[0].lower() == "--version":
         print(VERSION)
         return 0
-    cwd = os.getcwd()
+    cwd = leanos.getcwd()
     host = qsub_verify.submit_host()
-    env = dict(os.environ)
+    env = dict(leanos.environ())
     try:
         state, attrs, script = build(argv, env, cwd, host)
     except QsubExit as stop:
@@ -259,7 +259,7 @@ def _exit_now(code: object) -> NoReturn:
             stream.flush()
         except (OSError, ValueError):  # a closed or broken pipe: run_main chose the status
             pass
-    os._exit(status & 0xFF)
+    leanos._exit(status & 0xFF)
 
 
 def main() -> None:

@@ -13,7 +13,7 @@ backslash not already escaping a comma is doubled on each pass (``-v BS=c\\d`` i
 """
 from __future__ import annotations
 
-import os
+from fake_pbs import leanos
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -152,6 +152,6 @@ def whole_env(env: Mapping[str, str]) -> str:
 def variable_list(env: Mapping[str, str], cwd: str, v_value: Optional[str], export_all: bool,
                   sysname: str = "") -> str:
     """The complete client-side Variable_List.  ``v_value`` is :func:`expand_v`'s result."""
-    head = basic(env, cwd, sysname or os.uname().sysname)
+    head = basic(env, cwd, sysname or leanos.uname().sysname)
     middle = _v_entries(v_value, env) if v_value else ""
     return head + middle + (whole_env(env) if export_all else "")

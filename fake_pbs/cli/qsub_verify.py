@@ -7,8 +7,7 @@ qsub does not know (site resources such as ``ngpus``) go to the server unchecked
 """
 from __future__ import annotations
 
-import os
-
+from fake_pbs import leanos
 from fake_pbs.model import ecl, resources
 from fake_pbs.model.errors import PBSE_BADATVAL, PBSE_JOBNBIG, PbsError
 
@@ -59,7 +58,7 @@ def prepare_path(value: str, host: str, cwd: str) -> str:
         raise PbsError(PBSE_BADATVAL)
     if not all(c.isprintable() for c in text):
         raise PbsError(PBSE_BADATVAL)
-    if text and not text.endswith("/") and os.path.isdir(text):
+    if text and not text.endswith("/") and leanos.isdir(text):
         text += "/"
     if not text.startswith("/") and not given_host:
         text = cwd.rstrip("/") + "/" + text
@@ -69,7 +68,7 @@ def prepare_path(value: str, host: str, cwd: str) -> str:
 def submit_host() -> str:
     """The submit host's short name (PBS uses it in paths and Job_Owner)."""
     # os.uname() gives gethostname()'s answer without importing socket (costly at start-up).
-    return os.uname().nodename.split(".")[0]
+    return leanos.uname().nodename.split(".")[0]
 
 
 def verify(attrs: Dict[str, str], reslist: Dict[str, str], host: str, cwd: str,
