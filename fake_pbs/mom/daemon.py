@@ -34,6 +34,7 @@ from fake_pbs.protocol import LineChannel, Message, ok
 STREAM_POLL = 1.0
 DRAIN_SECONDS = 10.0  # bound on a phased stop (fake-pbs stop waits 15 s before SIGKILL)
 DISCARD_WAIT = 60.0  # bound on waiting for the previous run's cleanup (execjob_end alarm)
+ARRIVAL_WAIT = 30.0  # bound on waiting for a job being taken in
 
 
 def peer_uid(sock: socket.socket) -> int:
@@ -50,6 +51,10 @@ class MomDaemon:
         # Jobs whose end-of-job cleanup runs now: a new run of the same job waits for it, as
         # both use the same job directory.
         self.discarding: Dict[str, threading.Event] = {}
+        # Jobs being taken in (a start received, the job not registered yet): a restarted
+        # server's resume for one waits until it is in, rather than finding no such job and
+        # losing the run (a loaded host).  Signals do not wait: the server holds them.
+        self.arriving: Dict[str, threading.Event] = {}
         self.stopping = threading.Event()
         self.listener: Optional[socket.socket] = None
 
@@ -210,9 +215,15 @@ class MomDaemon:
             return None
         raise PbsError(PBSE_UNKREQ)
 
-    def _job(self, msg: Message) -> MomJob:
+    def _job(self, msg: Message, wait_arrival: bool = False) -> MomJob:
+        jobid = str(msg.get("job"))
         with self.lock:
-            job = self.jobs.get(str(msg.get("job")))
+            job = self.jobs.get(jobid)
+            arrival = self.arriving.get(jobid) if job is None and wait_arrival else None
+        if arrival is not None:
+            arrival.wait(ARRIVAL_WAIT)
+            with self.lock:
+                job = self.jobs.get(jobid)
         if job is None:
             raise PbsError(PBSE_UNKJOBID)
         return job
@@ -251,7 +262,7 @@ class MomDaemon:
 
     def _stream_target(self, msg: Message) -> Tuple[MomJob, int]:
         if msg["op"] == "resume":
-            job = self._job(msg)
+            job = self._job(msg, wait_arrival=True)
             if int(msg.get("run_count", job.run_count)) != job.run_count:
                 raise PbsError(PBSE_UNKJOBID)
             return job, int(msg.get("after_seq", 0))
@@ -267,16 +278,22 @@ class MomDaemon:
             existing = self.jobs.get(jobid)
             if existing is not None and existing.run_count == run_count:
                 return existing, 0  # the same start again (server restart): replay from the top
-            if existing is not None and not existing.done:
+            if (existing is not None and not existing.done) or jobid in self.arriving:
                 raise PbsError(PBSE_JOBEXIST)
             if existing is not None:
                 del self.jobs[jobid]
-        if existing is not None:
-            existing.discard()
-        if self.ctx.faults.armed("slow"):
-            time.sleep(SLOW_START)
-        job = MomJob.create(self.ctx, spec)
-        with self.lock:
-            self.jobs[jobid] = job
+            arrival = self.arriving[jobid] = threading.Event()
+        try:
+            if existing is not None:
+                existing.discard()
+            if self.ctx.faults.armed("slow"):
+                time.sleep(SLOW_START)
+            job = MomJob.create(self.ctx, spec)
+            with self.lock:
+                self.jobs[jobid] = job
+        finally:
+            with self.lock:
+                self.arriving.pop(jobid, None)
+            arrival.set()
         job.run()
         return job, 0

@@ -76,8 +76,9 @@ class PreemptRig:
         return self.cluster.job(jobid)
 
     def wait(self, jobid: str, states: str, timeout: float = 30.0,
-             run_count: int = 1) -> Dict[str, str]:
-        """Poll (bounded) until the job is in one of ``states`` with at least ``run_count``."""
+             run_count: int = 1, started: bool = True) -> Dict[str, str]:
+        """Poll (bounded) until the job is in one of ``states`` with at least ``run_count``;
+        R with ``started`` also waits for the mom's start report (``session_id``)."""
         deadline = time.monotonic() + timeout
         seen: Dict[str, str] = {}
         while time.monotonic() < deadline:
@@ -85,8 +86,10 @@ class PreemptRig:
                 seen = self.attrs(jobid)
             except PbsError:
                 seen = {}
-            if seen.get("job_state", "?") in states and \
-                    int(seen.get("run_count", "0")) >= run_count:
+            state = seen.get("job_state", "?")
+            # R once the mom reported the start (session_id): a victim that really runs
+            if state in states and int(seen.get("run_count", "0")) >= run_count and \
+                    (state != "R" or not started or "session_id" in seen):
                 return seen
             time.sleep(POLL)
         raise AssertionError("job %s not in %s within %.0f s; last seen %r"

@@ -26,7 +26,7 @@ def test_requeue_reaches_a_run_the_mom_has_not_taken_yet(rig: PreemptRig) -> Non
     _slow(rig)
     with NodeSampler(rig.cluster) as sampler:
         victim = rig.submit(VICTIM, "-r", "y")
-        rig.wait(victim, "R", timeout=10)
+        rig.wait(victim, "R", timeout=10, started=False)
         urgent = rig.submit(URGENT, "-q", "expressq")
         rig.wait(urgent, "R", timeout=30)
         back = rig.attrs(victim)
@@ -47,7 +47,7 @@ def test_suspend_reaches_a_run_the_mom_has_not_taken_yet(rig: PreemptRig) -> Non
     _slow(rig)
     with NodeSampler(rig.cluster) as sampler:
         victim = rig.submit("for i in $(seq 1 40); do date +%s >> ticks; sleep 0.25; done")
-        rig.wait(victim, "R", timeout=10)
+        rig.wait(victim, "R", timeout=10, started=False)
         urgent = rig.submit("sleep 4", "-q", "expressq")
         rig.wait(urgent, "R", timeout=30)
         assert rig.attrs(victim)["job_state"] == "S"
@@ -70,7 +70,7 @@ def test_qdel_force_and_reset_kill_reach_a_run_the_mom_has_not_taken_yet(
     the job, so no job shell is left running behind a job the server calls finished."""
     _slow(rig)
     victim = rig.submit("date +%s > started; sleep 60")
-    rig.wait(victim, "R", timeout=10)
+    rig.wait(victim, "R", timeout=10, started=False)
     rig.sh("qdel", "-W", "force", victim)
     rig.wait(victim, "F", timeout=30)
     rig.wait_for(lambda: not rig.mom_has_jobs(), 20, "the mom's end of the job")

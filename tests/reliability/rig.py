@@ -113,7 +113,10 @@ class Rig:
                 attrs = self.job(jobid)
             except (PbsError, OSError):
                 return False
-            return attrs.get("job_state", "?") in states
+            state = attrs.get("job_state", "?")
+            # R counts once the mom reported the run started (session_id): R alone is only the
+            # server's send, and a crash test must hit a job that really runs.
+            return state in states and (state != "R" or "session_id" in attrs)
         wait_for(reached, timeout, lambda: "job %s never reached %s: %r" % (jobid, states, attrs))
         return attrs
 

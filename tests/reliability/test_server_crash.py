@@ -7,6 +7,8 @@ is left stuck in any state.
 import time
 from typing import Dict
 
+from fake_pbs import control
+
 from .rig import Rig, wait_for
 
 
@@ -37,6 +39,19 @@ def test_shell_keeps_running_while_no_server_runs(rig: Rig) -> None:
     time.sleep(0.5)  # the shell ends, the mom stores finish while no server listens
     rig.restart_missing()
     assert rig.wait(jobid)["Exit_status"] == "9"
+
+
+def test_server_killed_while_a_slow_mom_takes_the_job_in(rig: Rig) -> None:
+    """The server dies after sending a run, before the (loaded, ``slow`` fault) mom has taken
+    the job in: the restarted server's resume waits for the job to be in and follows the same
+    run to its end: one run, the script's status (no lost run, no rerun)."""
+    control.fault(rig.home, "n1", "slow")
+    jobid = rig.qsub("sleep 0.5\nexit 4", "-l", "host=n1")
+    wait_for(lambda: rig.job(jobid).get("job_state") == "R", 20, lambda: "never sent")
+    rig.kill("server")
+    rig.restart_missing()
+    ended = rig.wait(jobid)
+    assert ended["Exit_status"] == "4" and ended["run_count"] == "1", ended
 
 
 def test_repeated_kills_during_a_stream_of_jobs(rig: Rig) -> None:
