@@ -6,10 +6,10 @@ Values are verified client-side as qsub's are (``qalter: illegal -N value`` + us
 """
 from __future__ import annotations
 
-import os
 import sys
 import time
 
+from fake_pbs import leanos
 from fake_pbs.cli import common, qsub_jobctl, qsub_verify
 from fake_pbs.cli.qsub_getopt import OptionError, getopt
 from fake_pbs.cli.qsub_options import parse_equal_list, parse_resource_list
@@ -76,7 +76,7 @@ def body(argv: List[str]) -> int:
     except OptionError as err:
         return qsub_jobctl.usage(USAGE, messages=[err.message] if err.message else [])
     try:
-        qsub_verify.verify(attrs, reslist, qsub_verify.submit_host(), os.getcwd(), "qalter")
+        qsub_verify.verify(attrs, reslist, qsub_verify.submit_host(), leanos.getcwd(), "qalter")
     except qsub_verify.VerifyError as err:
         if err.resource:
             sys.stderr.write("%s %s\n" % (err.message, qsub_jobctl.qualify(ids[0])))

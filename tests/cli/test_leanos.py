@@ -77,3 +77,29 @@ def test_environ_snapshot_without_os_is_os_environ() -> None:
     done = subprocess.run([sys.executable, "-S", "-c", code], env=env, stdout=subprocess.PIPE,
                           text=True, timeout=60, check=True)
     assert done.stdout.strip() == "True"
+
+
+@pytest.mark.parametrize("command", ["qsub", "qstat", "qdel", "pbsnodes", "qselect", "qalter",
+                                     "qhold", "qrls", "qsig", "qmove", "qrerun", "qrun"])
+def test_commands_start_without_os(command: str) -> None:
+    """A command started through its bin wrapper (``--version``: every import, no server) loads
+    neither os nor _collections_abc (~1 ms of each run; docs/performance.md)."""
+    wrapper = str(REPO / "fake_pbs" / "bin" / command)
+    done = subprocess.run([sys.executable, "-S", "-X", "importtime", wrapper, "--version"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    assert "fake_pbs.cli." + command in loaded  # the probe sees the command's imports
+    assert loaded & {"os", "_collections_abc", "posixpath"} == set()
+
+
+def test_wrapper_through_a_symlink_and_a_relative_path(tmp_path: Path) -> None:
+    """A wrapper reached through a symbolic link, or by a relative path, still finds its
+    repository (the os.path.realpath fallback)."""
+    link = tmp_path / "qstat"
+    link.symlink_to(REPO / "fake_pbs" / "bin" / "qstat")
+    for argv, cwd in (([str(link), "--version"], None),
+                      ([sys.executable, "-S", "fake_pbs/bin/qstat", "--version"], str(REPO))):
+        done = subprocess.run(argv, cwd=cwd, stdout=subprocess.PIPE, text=True, timeout=60,
+                              env=dict(os.environ, FAKE_PBS_PYTHON=sys.executable))
+        assert (done.returncode, done.stdout) == (0, "pbs_version = 23.06.06\n")
