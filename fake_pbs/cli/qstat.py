@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 from fake_pbs.cli import common
-from fake_pbs.cli.render import full, jobtable, posix_getopt
+from fake_pbs.cli.render import posix_getopt
 from fake_pbs.model.errors import PbsError
 
 TYPE_CHECKING = False
@@ -380,14 +380,22 @@ class Run:
                                           _comment(prtheader), opts.wide, alt.est, incr))
             self.emit(alttable.table(records, alt))
         elif opts.full and opts.fmt == "json":
+            # Each layout imports its own renderer: a plain qstat spares -f's three modules
+            # and qstat -f the table's (start-up cost; docs/performance.md).
+            from fake_pbs.cli.render import full
+
             for record in records:
                 self._json_open("Jobs")
                 full.json_job_block(self.doc, str(record["id"]), record.get("attrs", []))
         elif opts.full:
+            from fake_pbs.cli.render import full
+
             for record in records:
                 triples = full.job_triples(record.get("attrs", []))
                 self._full_block("Job Id", "Jobs", str(record["id"]), triples)
         else:
+            from fake_pbs.cli.render import jobtable
+
             if prtheader is not None and opts.fmt == "default":
                 self.emit(jobtable.header(_comment(prtheader), opts.wide, incr, opts.percent))
             self.emit(jobtable.table(records, opts.wide, incr, opts.percent))
@@ -400,6 +408,8 @@ class Run:
             self.first_stat = False
 
     def _full_block(self, label: str, json_key: str, name: str, triples: Any) -> None:
+        from fake_pbs.cli.render import full
+
         opts = self.opts
         if opts.fmt == "json":
             self._json_open(json_key)
@@ -430,6 +440,8 @@ class Run:
                 alttable.SIZE_GB if opts.alt & ALT_G else alttable.SIZE_DEFAULT)
             self.emit(queues.queue_summary(self.server, list(records), size))
         elif opts.full:
+            from fake_pbs.cli.render import full
+
             for record in records:
                 self._full_block("Queue", "Queue", str(record["name"]),
                                  full.plain_triples(record.get("attrs", [])))
@@ -454,6 +466,8 @@ class Run:
         opts = self.opts
         name = str(record.get("name", ""))
         if opts.full:
+            from fake_pbs.cli.render import full
+
             self._full_block("Server", "Server", name,
                              full.plain_triples(record.get("attrs", [])))
         else:
