@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
 _S_IFMT = 0o170000
 _S_IFDIR = 0o040000
+_S_IFREG = 0o100000
 
 _snapshot: Optional[Dict[str, str]] = None
 
@@ -114,6 +115,11 @@ def expanduser(path: str) -> str:
         return path
     home = home.rstrip("/")
     return (home + path[cut:]) or "/"
+
+
+def is_regular(mode: int) -> bool:
+    """``stat.S_ISREG(mode)``."""
+    return mode & _S_IFMT == _S_IFREG
 
 
 def isdir(path: str) -> bool:

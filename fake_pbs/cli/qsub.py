@@ -100,8 +100,7 @@ def _read_script(state: QsubState, path: Optional[str]) -> str:
         info = leanos.stat(path)
     except OSError as err:
         raise QsubExit("qsub: script file:: %s" % err.strerror, 1) from None
-    import stat
-    if not stat.S_ISREG(info.st_mode):
+    if not leanos.is_regular(info.st_mode):
         raise QsubExit("qsub: script not a file", 1)
     try:
         with open(path, "rb") as handle:

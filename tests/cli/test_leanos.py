@@ -2,6 +2,7 @@
 commands use it instead of importing os: docs/performance.md, "The command start-up path")."""
 import os
 import posixpath
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -53,10 +54,14 @@ def test_expanduser_is_posixpath_expanduser(path: str, home: "str | None") -> No
 
 
 def test_isdir(tmp_path: Path) -> None:
-    """leanos.isdir == os.path.isdir on a directory, a file, a missing path and a NUL."""
+    """leanos.isdir == os.path.isdir on a directory, a file, a missing path and a NUL;
+    leanos.is_regular == stat.S_ISREG."""
     (tmp_path / "f").write_text("")
     for probe in (str(tmp_path), str(tmp_path / "f"), str(tmp_path / "missing"), "a\0b"):
         assert leanos.isdir(probe) == os.path.isdir(probe)
+    for probe in (str(tmp_path), str(tmp_path / "f"), "/dev/null"):
+        mode = os.stat(probe).st_mode
+        assert leanos.is_regular(mode) == stat.S_ISREG(mode)
 
 
 def test_environ_follows_os_environ_when_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
