@@ -7,18 +7,31 @@ is serial, like a user's script or psij's ``submit``; the clock stops when the l
 """
 import argparse
 import os
+import resource
 import time
 from datetime import timedelta
 from typing import Dict, List
 
 from bench._cluster import BenchCluster
-from bench._stats import report
+from bench._stats import note, report
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def qsub_rate(cluster: BenchCluster, count: int) -> float:
+    cpu = _children_cpu()
     start = time.monotonic()
     ids = [cluster.run("qsub", "--", "/bin/true").strip() for _ in range(count)]
+    submitted = time.monotonic()
+    cpu = _children_cpu() - cpu  # only the qsub processes: the daemons are not our children
     end = cluster.wait_all_finished(ids, timeout=max(120.0, count * 0.5), period=0.1)
+    # Where the time went: the serial submit loop (wall and each qsub process's own CPU) and
+    # the tail, from the last submit until the last job was seen F.
+    note("qsub: submit %.1f ms/job (%.1f ms CPU per qsub process), tail %.2f s" % (
+        (submitted - start) * 1000 / count, cpu * 1000 / count, end - submitted))
     return count / (end - start)
 
 
