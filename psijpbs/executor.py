@@ -37,6 +37,14 @@ _JOB_ID = re.compile(r'^\d+(\[\d*\])?(\.\S+)?$')
 _MAX_SINGLE_QUERIES = 20
 
 
+def _is_psij_single_launcher(launcher: object) -> bool:
+    """True for psij's own ``single`` launcher, not a subclass or a replacement registered under
+    its name: only that one may be run inline (psijpbs/script.py). psij's plugin loader loads
+    its own copies of modules, so the class is recognised by its module and name."""
+    cls = type(launcher)
+    return cls.__module__ == 'psij.launchers.single' and cls.__qualname__ == 'SingleLauncher'
+
+
 class PBSProJobExecutor(BatchSchedulerExecutor):
     """A :class:`~psij.JobExecutor` for PBS Professional and OpenPBS.
 
@@ -93,8 +101,10 @@ class PBSProJobExecutor(BatchSchedulerExecutor):
         context = super()._create_script_context(job)
         psij_ctx = context['psij']
         assert isinstance(psij_ctx, dict)
+        single = _is_psij_single_launcher(self._get_launcher_from_job(job))
         context['pbspro'] = build_context(job, Path(str(psij_ctx['script_dir'])),
-                                          [str(word) for word in psij_ctx['launch_command']])
+                                          [str(word) for word in psij_ctx['launch_command']],
+                                          single_launcher=single)
         return context
 
     def _format_duration(self, d: timedelta) -> str:

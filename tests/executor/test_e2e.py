@@ -203,3 +203,26 @@ def test_walltime_exceeded(execparams: object, executor: JobExecutor) -> None:
     job = _run(executor, spec)
     assert job.status.state == JobState.FAILED, job.status
     assert job.status.message is not None and 'walltime' in job.status.message, job.status
+
+
+def test_inline_and_script_launchers_agree(execparams: object, executor: JobExecutor,
+                                           tmp_path: Path) -> None:
+    """psij's single launcher, run inline by the job script when it has nothing else to do,
+    and run as single_launch.sh when a pre-launch script must be sourced first: the same
+    redirections, the same exit code (psij test_failing_job), the pre-launch script's
+    variables reach the executable (psij test_pre_launch)."""
+    pre = tmp_path / 'pre.sh'
+    pre.write_text('export PSIJPBS_PRE=from-pre\n')
+    for pre_launch in (None, pre):
+        out = tmp_path / 'out.txt'
+        spec = _spec(execparams, '/bin/bash',
+                     ['-c', 'echo "[${PSIJPBS_PRE:-}]"; echo e >&2; exit 5'],
+                     stdout_path=out, stderr_path=tmp_path / 'err.txt', pre_launch=pre_launch)
+        job = _run(executor, spec)
+        assert job.status.state == JobState.FAILED, job.status
+        assert job.status.exit_code == 5
+        assert out.read_text() == ('[from-pre]\n' if pre_launch else '[]\n')
+        assert (tmp_path / 'err.txt').read_text() == 'e\n'
+    job = _run(executor, _spec(execparams, str(tmp_path / 'no-such-program')))
+    assert job.status.state == JobState.FAILED, job.status
+    assert job.status.exit_code == 127  # bash: command not found, as in single_launch.sh

@@ -11,7 +11,8 @@ import pytest
 from psij import Job, JobAttributes, JobSpec, ResourceSpecV1, SubmitException
 
 from psijpbs.executor import PBSProJobExecutor
-from psijpbs.script import build_context, format_memory, format_walltime, job_name
+from psijpbs.script import build_context, format_memory, format_walltime, inline_single_launch, \
+    job_name
 
 LAUNCH = ['/bin/bash', '/w/launch.sh', 'ID', '', '', '', '/dev/null', '/dev/null', '/dev/null',
           '/bin/echo', 'hello world', "it's"]
@@ -180,3 +181,54 @@ def test_script_through_psij_context(executor: PBSProJobExecutor) -> None:
     for token in ('tokq', 'toka', 'tokr', 'tokc', 'tokexe', 'tokdir'):
         assert token in script
     assert "exec &>>%s/\"$PBS_JOBID\".out" % executor.work_directory in script
+
+
+SINGLE = ['/bin/bash', '/w/0a1b/single_launch.sh', 'ID', '', '', '', '/dev/null', '/o dir/o',
+          '/dev/null', '/bin/echo', 'hello world']
+
+
+def test_single_launcher_runs_inline() -> None:
+    """psij's single_launch.sh with no log, pre- or post-launch script only runs the
+    executable with the spec's redirections (``"$@" 1>out 2>err <in``) and prints
+    ``_PSI_J_LAUNCHER_DONE``: the job shell does the same itself (docs/performance.md)."""
+    job = Job(JobSpec('/bin/echo', ['hello world']))
+    context = build_context(job, Path('/work dir'), SINGLE, single_launcher=True)
+    assert context['launch_command'] == \
+        "/bin/echo 'hello world' 1>'/o dir/o' 2>/dev/null </dev/null"
+    assert context['launcher_marker'] is True
+    assert inline_single_launch(SINGLE) == context['launch_command']
+
+
+def test_single_launcher_kept_when_it_has_more_to_do() -> None:
+    """A launcher log, pre-launch or post-launch script, another launcher, a job without the
+    submitter's environment, or a launcher psij did not provide: psij's launcher runs."""
+    for index in (3, 4, 5):
+        words = list(SINGLE)
+        words[index] = '/w/x.sh'
+        assert inline_single_launch(words) is None
+    assert inline_single_launch(['/bin/bash', '/w/mpi_launch.sh'] + SINGLE[2:]) is None
+    assert inline_single_launch(SINGLE[:9]) is None
+    clean = Job(JobSpec('/bin/echo', ['hello world'], inherit_environment=False))
+    context = build_context(clean, Path('/w'), SINGLE, single_launcher=True)
+    assert str(context['launch_command']).startswith('/bin/bash /w/0a1b/single_launch.sh ')
+    assert context['launcher_marker'] is False
+    job = Job(JobSpec('/bin/echo', ['hello world']))
+    context = build_context(job, Path('/w'), SINGLE, single_launcher=False)
+    assert context['launcher_marker'] is False
+
+
+def test_default_launcher_is_inline_in_the_psij_script(executor: PBSProJobExecutor) -> None:
+    """Through psij's own context: the default launcher is psij's single launcher, so the
+    script runs the executable itself and prints the launcher's end marker after it; with a
+    pre-launch script psij's launcher is called."""
+    job = Job(JobSpec('/bin/tokexe', ['a b'], stdout_path=Path('/tmp/o')))
+    out = io.StringIO()
+    executor.generate_submit_script(job, executor._create_script_context(job), out)
+    assert ("\n/bin/tokexe 'a b' 1>/tmp/o 2>/dev/null </dev/null\n_psij_ec=$?\n"
+            "echo _PSI_J_LAUNCHER_DONE\n_psij_write_ec") in out.getvalue()
+    assert 'single_launch.sh' not in out.getvalue()
+    job = Job(JobSpec('/bin/tokexe', pre_launch=Path('/tmp/pre.sh')))
+    out = io.StringIO()
+    executor.generate_submit_script(job, executor._create_script_context(job), out)
+    assert 'single_launch.sh' in out.getvalue()
+    assert '_PSI_J_LAUNCHER_DONE' not in out.getvalue()
