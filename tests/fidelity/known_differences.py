@@ -46,11 +46,4 @@ OPEN_GAPS: Dict[str, str] = {
         "second, the pbs pace's 1 s E phase puts it in the next one, so tracejob sorts "
         "'Exit_status=3 ...' after the mom's 'no active tasks' instead of after 'Obit "
         "received'"),
-    "g11_server_logs_preempt_D": (
-        "open gap: request, scheduler-command, set_vnode_state and Exit_status lines match; "
-        "left: (1) PBS's 'pending copy hook' / 'successfully sent hook file end_log.HK' pair, "
-        "an artefact of the capture's history (replay.sh disabled the f-section hooks just "
-        "before g; the fake replays f after g and does not model hook-file sync to moms); "
-        "(2) the number of waitstate polls (qstat request lines) before the victim's obit, "
-        "which follows end-of-job timing (pace pbs, fake_pbs/pace.py)"),
 }

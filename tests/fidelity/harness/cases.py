@@ -24,7 +24,8 @@ class LogSpec:
     ``daemon`` is ``server``, ``mom``, ``sched`` or ``accounting``; lines logged from just before
     case ``mark`` (or the whole day's log when None) are kept when they match ``include`` and not
     ``exclude``; with ``by_objects`` only lines about the objects (jobs, hooks) that the golden
-    excerpt mentions are kept; ``head`` keeps the first N lines.
+    excerpt mentions are kept; ``head`` keeps the first N lines.  ``timing_free`` compares both
+    sides without the lines that only PBS's timing decides (harness/timingfree.py).
     """
 
     daemon: str
@@ -33,6 +34,7 @@ class LogSpec:
     exclude: Optional[str] = None
     by_objects: bool = False
     head: Optional[int] = None
+    timing_free: bool = False
 
 
 @dataclass(frozen=True)

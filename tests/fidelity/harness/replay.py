@@ -19,6 +19,7 @@ from .environment import FidelityEnv, Result
 from .jobids import JobMap
 from .normalize import Normalizer, mask
 from .plan import Run, Step, Wait, build_plan
+from .timingfree import timing_free
 
 RETRY_SECONDS = 15.0        # read-only commands: retry until they match, this long at most
 KNOWN_RETRY_SECONDS = 2.0   # ... for cases listed as known differences (expected to differ)
@@ -260,12 +261,16 @@ class Replayer:
 
     def _replay_log(self, env: FidelityEnv, case: Case, spec: LogSpec) -> Outcome:
         expected = mask(case.stdout)
+        if spec.timing_free:
+            expected = timing_free(expected)
         deadline = time.monotonic() + (KNOWN_RETRY_SECONDS if case.name in self.known
                                        else self.retry_seconds)
         attempts = 0
         while True:
             attempts += 1
             got = mask(self._cut_log(env, case, spec))
+            if spec.timing_free:
+                got = timing_free(got)
             if got == expected or time.monotonic() >= deadline:
                 break
             time.sleep(0.5)
