@@ -11,7 +11,7 @@ import sys
 import time
 
 from fake_pbs import leanos
-from fake_pbs.cli import common, qsub_env, qsub_script, qsub_verify
+from fake_pbs.cli import common, qsub_env, qsub_verify
 from fake_pbs.cli.qsub_getopt import OptionError, getopt
 from fake_pbs.cli.qsub_options import (CMDLINE, DIRECTIVE, GETOPT_SPEC, INTERACTIVE_NO_TTY,
                                        Interactive, QsubExit, QsubState)
@@ -80,6 +80,8 @@ def _mail_j(state: QsubState) -> None:
 
 
 def _prefix(state: QsubState) -> str:
+    from fake_pbs.cli import qsub_script
+
     if state.prefix:
         return state.prefix
     if state.given("C"):
@@ -113,6 +115,9 @@ def _read_script(state: QsubState, path: Optional[str]) -> str:
 
 
 def _directives(state: QsubState, script: str) -> None:
+    # imported here: ``qsub -- command`` reads no script (one module less at start-up)
+    from fake_pbs.cli import qsub_script
+
     for text in qsub_script.directives(script, _prefix(state)):
         try:
             words = qsub_script.split_words(text)
