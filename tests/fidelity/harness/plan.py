@@ -23,6 +23,7 @@ class Run:
     command: str
     golden_stdout: str = ""
     why: str = ""
+    requires: str = ""  # skip the step when this user's cases are skipped (no root)
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class Wait:
     states: str
     timeout: float
     why: str = ""
+    requires: str = ""
 
 
 Step = Union[Run, Wait]
@@ -51,13 +53,14 @@ _FIRST_F_RUN: List[Step] = [
             _F_HOOKS, ("execjob_prologue", "execjob_abort", "execjob_end"))),
         "", "replay.sh: f01"),
     Run("root", "sleep 6", "", "replay.sh: sleep 6"),
-    Run("pbsuser", "qsub abortme.sh", "18.vm\n", "replay.sh: f02"),
+    # without root (no hooks) abortme would just run: the section needs root throughout
+    Run("pbsuser", "qsub abortme.sh", "18.vm\n", "replay.sh: f02", "root"),
     Run("root", "sleep 2", "", "replay.sh: sleep 2"),
-    Run("pbsuser", "qstat -f -F json -x 18.vm", "", "replay.sh: f03_t2s"),
-    Wait("18.vm", "H", 90, "replay.sh: waitstate $FA H 90"),
-    Run("pbsuser", "qstat -f -F json -x 18.vm", "", "replay.sh: f03_held"),
-    Run("pbsuser", "qstat -s 18.vm", "", "replay.sh: f07b"),
-    Run("pbsuser", "qdel 18.vm", "", "replay.sh: f08"),
+    Run("pbsuser", "qstat -f -F json -x 18.vm", "", "replay.sh: f03_t2s", "root"),
+    Wait("18.vm", "H", 90, "replay.sh: waitstate $FA H 90", "root"),
+    Run("pbsuser", "qstat -f -F json -x 18.vm", "", "replay.sh: f03_held", "root"),
+    Run("pbsuser", "qstat -s 18.vm", "", "replay.sh: f07b", "root"),
+    Run("pbsuser", "qdel 18.vm", "", "replay.sh: f08", "root"),
     Run("root", "; ".join("qmgr -c 'set hook %s enabled=false'" % name for name in _F_HOOKS),
         "", "replay.sh: the f hooks disabled before section g"),
 ]

@@ -160,6 +160,8 @@ class Replayer:
             env = self._environment()
         except RuntimeError:
             return
+        if step.requires and env.skip_reason(step.requires) is not None:
+            return
         if isinstance(step, Run):
             if env.skip_reason(step.user) is not None:
                 return
