@@ -7,7 +7,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import Callable, Dict, Optional, Sequence, Tuple
 
 # PBSEVENT_* (log.h)
 ERROR = 0x0001
@@ -30,12 +30,30 @@ HOOK = "Hook"
 SCHEDC = "Sched"
 
 
+# (second, time zone, line stamp, file day) of the last line: a job's ~30 server, scheduler
+# and accounting lines mostly share a second, and formatting local time cost ~10% of the
+# server's CPU per job (docs/performance.md).  One tuple, replaced whole: thread-safe.
+_LAST: Tuple[int, Tuple[str, str], str, str] = (-1, ("", ""), "", "")
+
+
+def _stamp_and_day(now: float) -> Tuple[str, str]:
+    global _LAST
+    last = _LAST
+    second = int(now // 1)
+    if last[0] != second or last[1] is not time.tzname:
+        local = time.localtime(now)
+        last = (second, time.tzname, time.strftime("%m/%d/%Y %H:%M:%S", local),
+                time.strftime("%Y%m%d", local))
+        _LAST = last
+    return last[2], last[3]
+
+
 def _stamp(now: float) -> str:
-    return time.strftime("%m/%d/%Y %H:%M:%S", time.localtime(now))
+    return _stamp_and_day(now)[0]
 
 
 def _day(now: float) -> str:
-    return time.strftime("%Y%m%d", time.localtime(now))
+    return _stamp_and_day(now)[1]
 
 
 class DaemonLog:
@@ -48,6 +66,7 @@ class DaemonLog:
         self._clock = clock
         self._mask = mask
         self._lock = threading.Lock()
+        self._files: Dict[str, str] = {}  # day -> file path (a new one each day)
         directory.mkdir(parents=True, exist_ok=True)
 
     def write(self, event: int, cls: str, obj: str, message: str,
@@ -74,10 +93,14 @@ class DaemonLog:
         self.write(event, SVR, obj or self.daemon, message)
 
     def _append(self, when: float, line: str) -> None:
-        path = self.directory / _day(when)
+        day = _day(when)
+        path = self._files.get(day)
+        if path is None:
+            path = str(self.directory / day)
+            self._files = {day: path}
         data = line.encode("utf-8", "surrogateescape")
         with self._lock:
-            fd = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
             try:
                 os.write(fd, data)
             finally:
