@@ -11,11 +11,18 @@ golden transcripts), for fidelity work (``fake-pbs start --pace pbs``; docs/diff
 * the E phase (obit -> stage-out -> delete job -> nodes freed) lasts a moment, and a blocking
   ``qsub`` gets its reply at the obit, so the next job finds the slot still taken (a17 -> a17b
   got vm/1, b22e's exec_host list);
-* after ``TermJob`` the mom sees the job gone only at its next resource poll (mom_main.c's
+* after ``TermJob`` the mom sees the job gone only at a later resource poll (mom_main.c's
   ``next_sample_time``: ``$min_check_poll`` 10 s after the previous poll, growing by
   ``(max - min + 19) / 20`` per poll up to ``$max_check_poll`` 120 s, reset to the minimum at
-  a job start and at TermJob): e01's ``jobs = 15.vm/1`` 1.4 s after qdel, b05b's 8 s.
+  a job start and at TermJob), and not before the job is 10 s old: e01's ``jobs = 15.vm/1``
+  1.4 s after qdel, b05b's 8 s, master g12's ``no active process for task`` at start + 10 s.
+  In PBS that is one branch of a race: the mom reaps the job shell and, when the SIGTERM'd
+  children are already gone from /proc, sends the obit at once (release g11); when one is
+  still listed, the task is orphaned and only the poll's cput_sum declares it exited, with a
+  10 s grace from the start (mom_start.c scan_for_terminated, mom_mach.c cput_sum).  The fake
+  always takes the orphan branch, the one most transcripts show.
 """
+import copy
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +31,7 @@ from typing import Any, Dict
 FAST = "fast"
 PBS = "pbs"
 PACES = (FAST, PBS)
+ORPHAN_GRACE = 10.0  # cput_sum: no task is declared exited before its job is this many s old
 
 
 @dataclass(frozen=True)
@@ -58,8 +66,11 @@ def load(config_file: Path) -> Pace:
 class PollClock:
     """The mom's resource-poll schedule (mom_main.c): deterministic, clock values passed in.
 
-    A poll happens when ``now >= last + interval``; each poll grows the interval by ``step``
-    up to ``maximum``.  A job start or a TermJob sets the interval back to ``minimum``.
+    A poll is due when ``now >= last + interval``; each due poll grows the interval by ``step``
+    up to ``maximum``, but only a poll that finds jobs at the mom samples them and moves
+    ``last`` (``time_resc_updated``): an idle mom's polls only grow the interval.  A job start
+    or a TermJob sets the interval back to ``minimum``.  The mom reports its job count with
+    :meth:`set_jobs`.
     """
 
     def __init__(self, start: float, minimum: float = 10.0, maximum: float = 120.0) -> None:
@@ -68,11 +79,20 @@ class PollClock:
         self.step = float(int((maximum - minimum + 19) // 20))
         self.last = start
         self.interval = maximum  # PBS starts with next_sample_time = MAX_CHECK_POLL_TIME
+        self.jobs = 0
 
     def _advance(self, now: float) -> None:
         while self.last + self.interval <= now:
-            self.last += self.interval
+            if self.jobs:
+                self.last += self.interval
+            elif self.interval >= self.maximum:
+                break  # idle: nothing changes until a job comes
             self.interval = min(self.interval + self.step, self.maximum)
+
+    def set_jobs(self, now: float, count: int) -> None:
+        """The mom holds ``count`` jobs from ``now`` on."""
+        self._advance(now)
+        self.jobs = count
 
     def reset(self, now: float) -> None:
         """A job started or was sent TermJob: poll again ``minimum`` after the last poll."""
@@ -86,3 +106,14 @@ class PollClock:
         """The instant of the first poll after ``now``."""
         self._advance(now)
         return self.last + self.interval
+
+    def orphan_seen(self, signalled: float, started: float) -> float:
+        """When a job whose shell died of TermJob at ``signalled`` is seen ended: the first
+        poll after the signal at which the job (started at ``started``) is ORPHAN_GRACE old.
+        Polls ahead are worked out on a copy: the clock itself only moves with real time."""
+        probe = copy.copy(self)
+        probe.jobs = max(probe.jobs, 1)  # the job itself is still at the mom
+        due = probe.next_poll(signalled)
+        while due < started + ORPHAN_GRACE:
+            due = probe.next_poll(due)
+        return due

@@ -87,6 +87,7 @@ class MomDaemon:
                 continue
             momjob = MomJob(self.ctx, job)
             self.jobs[momjob.jobid] = momjob
+            self._count_jobs()
             if momjob.done and hookshep.in_progress(momjob.files.dir, "execjob_end"):
                 # Killed mid-discard (execjob_end had begun): the server will not ask again.
                 threading.Thread(target=self._discard, args=(momjob.jobid, momjob.run_count),
@@ -228,12 +229,19 @@ class MomDaemon:
             raise PbsError(PBSE_UNKJOBID)
         return job
 
+    def _count_jobs(self) -> None:
+        """Tell the poll clock how many jobs the mom holds (an idle mom's polls sample
+        nothing: fake_pbs/pace.py).  Called with ``self.lock`` held, or during recovery."""
+        with self.ctx.polls_lock:
+            self.ctx.polls.set_jobs(self.ctx.clock(), len(self.jobs))
+
     def _discard(self, jobid: str, run_count: Any = None) -> None:
         with self.lock:
             job = self.jobs.get(jobid)
             if job is not None and run_count is not None and int(run_count) != job.run_count:
                 return  # a late discard of an earlier run: the current run is not its
             job = self.jobs.pop(jobid, None)
+            self._count_jobs()
             done = threading.Event()
             if job is not None:
                 self.discarding[jobid] = done
@@ -291,6 +299,7 @@ class MomDaemon:
             job = MomJob.create(self.ctx, spec)
             with self.lock:
                 self.jobs[jobid] = job
+                self._count_jobs()
         finally:
             with self.lock:
                 self.arriving.pop(jobid, None)

@@ -346,17 +346,20 @@ class MomJob:
             self.wake.clear()
 
     def _unseen_until_poll(self) -> bool:
-        """pace pbs: a job sent TermJob is seen ended at the mom's next resource poll, or at
-        the SIGKILL after kill_delay (requests.c sets the poll back to $min_check_poll;
-        mom_start.c leaves a task whose session still had processes to that poll)."""
+        """pace pbs: a job sent TermJob is seen ended at a later resource poll once it is 10 s
+        old, or at the SIGKILL after kill_delay (requests.c sets the poll back to
+        $min_check_poll; mom_start.c leaves a task whose session still had processes to the
+        poll; mom_mach.c cput_sum's grace; fake_pbs/pace.py)."""
         if not self.ctx.pace.mom_poll:
             return False
         kill = read_json(self.files.kill)
         if kill is None or kill.get("reason") != TERMJOB:
             return False
         now = self.ctx.clock()
+        shepherd = read_json(self.files.shepherd) or {}
+        started = float(shepherd.get("start_time", kill["at"]))
         with self.ctx.polls_lock:
-            due = self.ctx.polls.next_poll(float(kill["at"]))
+            due = self.ctx.polls.orphan_seen(float(kill["at"]), started)
         delay = float(self.job.get("kill_delay", DEFAULT_KILL_DELAY))
         return now < min(due, float(kill["at"]) + delay)
 

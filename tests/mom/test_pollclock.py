@@ -4,43 +4,74 @@ PBS (mom_main.c, requests.c, start_exec.c): a poll happens once ``last + next_sa
 passed; each poll grows the interval by ``(max - min + 19) / 20`` (6 s with the defaults 10 and
 120) up to ``$max_check_poll``; a job start and a TermJob set it back to ``$min_check_poll``.  It
 is why a qdel'd job stays R for seconds (e01: ``jobs = 15.vm/1`` 1.4 s after qdel; b05b: 8 s).
+Only a poll that finds jobs moves the last-poll time (an idle mom's polls sample nothing), and an
+orphaned task is declared exited no earlier than 10 s after its start (mom_mach.c cput_sum).
 """
 from fake_pbs import pace
 
 
-def test_idle_mom_polls_every_max_check_poll() -> None:
-    """A mom with no job polls every $max_check_poll (next_sample_time starts at the maximum)."""
+def test_idle_mom_polls_sample_nothing() -> None:
+    """mom_main.c: with no job the due polls only grow next_sample_time to $max_check_poll;
+    time_resc_updated stays at the last poll that found jobs."""
     clock = pace.PollClock(1000.0)
     assert clock.next_poll(1000.0) == 1120.0
-    assert clock.next_poll(1130.0) == 1240.0
+    assert clock.next_poll(5000.0) == 1120.0
+    assert clock.last == 1000.0
 
 
-def test_start_then_polls_grow_by_six_seconds() -> None:
-    """After a job start the mom polls 10 s after its last poll, then 16, 22 ... s apart."""
+def test_start_after_idle_polls_at_once_then_grows_by_six_seconds() -> None:
+    """A job start on a mom idle for 10 s or more polls at once (start_exec.c: next_sample_time
+    = $min_check_poll), then 16, 22 ... s apart while the job is there."""
     clock = pace.PollClock(1000.0)
-    clock.reset(1005.0)                   # the last poll (1000) + 10 is still ahead
+    clock.set_jobs(1050.0, 1)
+    clock.reset(1050.0)
+    assert clock.last == 1050.0
+    assert clock.next_poll(1050.0) == 1066.0
+    assert clock.next_poll(1066.0) == 1088.0
+
+
+def test_start_soon_after_a_poll_waits_for_min_check_poll() -> None:
+    """A start less than $min_check_poll after the last sampling poll (the previous job's)
+    leaves the next poll at that poll + 10 s."""
+    clock = pace.PollClock(1000.0)
+    clock.set_jobs(1000.0, 1)
+    clock.reset(1000.0)                   # polls at once: last = 1000
+    clock.set_jobs(1004.0, 0)             # that job left
+    clock.set_jobs(1005.0, 1)
+    clock.reset(1005.0)
     assert clock.next_poll(1005.0) == 1010.0
-    assert clock.next_poll(1010.0) == 1026.0
-    assert clock.next_poll(1026.0) == 1048.0
 
 
 def test_termjob_sets_the_next_poll_ten_seconds_after_the_last() -> None:
     """TermJob ("poll ASAP in case job ignores SIGTERM") does not poll at once: the next poll is
-    $min_check_poll after the previous one, so the end is seen 0..10 s after the signal."""
+    $min_check_poll after the previous one."""
     clock = pace.PollClock(1000.0)
-    clock.reset(1000.5)                   # job start
-    assert clock.next_poll(1030.0) == 1048.0  # polls at 1010 and 1026 went by
-    clock.reset(1030.0)                   # TermJob
-    assert clock.next_poll(1030.0) == 1036.0
+    clock.set_jobs(1050.0, 1)
+    clock.reset(1050.0)                   # job start: polls at once
+    assert clock.next_poll(1070.0) == 1088.0  # the poll at 1066 went by
+    clock.reset(1070.0)                   # TermJob
+    assert clock.next_poll(1070.0) == 1076.0
 
 
-def test_overdue_reset_polls_at_once() -> None:
-    """When $min_check_poll has already passed since the last poll, the main loop polls at once
-    (the reset instant) and the next poll is one grown interval later."""
+def test_orphan_seen_not_before_the_job_is_ten_seconds_old() -> None:
+    """master g12: TermJob 3 s after the start; the task is declared exited at the first poll
+    once the job is 10 s old (cput_sum's grace): start + 10 s there."""
     clock = pace.PollClock(1000.0)
-    clock.reset(1050.0)
-    assert clock.last == 1050.0
-    assert clock.next_poll(1050.0) == 1066.0
+    clock.set_jobs(1100.0, 1)
+    clock.reset(1100.0)                   # start: polls at once
+    clock.reset(1103.0)                   # TermJob: next poll 1110
+    assert clock.orphan_seen(1103.0, 1100.0) == 1110.0
+    assert clock.last == 1100.0           # working it out did not move the clock
+
+
+def test_orphan_seen_waits_past_an_early_poll() -> None:
+    """A poll due before the job is 10 s old does not declare it ended; the next one does."""
+    clock = pace.PollClock(1000.0)
+    clock.set_jobs(1000.0, 1)
+    clock.reset(1000.0)                   # an earlier job's start: polls at once (last 1000)
+    clock.reset(1008.0)                   # this job starts at 1008: next poll 1010
+    clock.reset(1009.0)                   # TermJob at 1009
+    assert clock.orphan_seen(1009.0, 1008.0) == 1026.0  # 1010 is too early; then +16
 
 
 def test_pace_profiles() -> None:
