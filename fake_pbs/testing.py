@@ -14,6 +14,7 @@ FAKE_PBS_HOME set in ``os.environ``).  Options (all prefixed ``--fake-pbs-``):
 ``--fake-pbs-server-name NAME``, ``--fake-pbs-keep`` (leave the cluster running for debugging).
 """
 import os
+import shutil
 import subprocess
 import tempfile
 import time
@@ -130,6 +131,7 @@ def fake_cluster(request: Any, tmp_path_factory: Any) -> Iterator[FakeCluster]:
     finally:
         if not _option(config, "fake_pbs_keep", False):
             cluster.stop()
+            shutil.rmtree(str(home), ignore_errors=True)  # no cluster home left in /tmp
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
 """One fake cluster for the preemption tests: server ``vm``, one host ``vm`` with ncpus=1 (as
 PBS's pbs_preemption.py), reset before each test; always stopped at the end of the session."""
 import os
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -26,6 +27,7 @@ def preempt_cluster() -> Iterator[FakeCluster]:
             cluster.reset()  # kills the last test's jobs: no job shell outlives the session
         finally:
             cluster.stop()
+            shutil.rmtree(str(home), ignore_errors=True)
 
 
 @pytest.fixture

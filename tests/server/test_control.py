@@ -4,6 +4,7 @@ DESIGN.md "Process model": a kill -9 of the server loses no accepted job; two FA
 side by side; the first PBS command starts the cluster once, even when many start together.
 """
 import os
+import shutil
 import subprocess
 import tempfile
 import threading
@@ -46,6 +47,7 @@ def home() -> Iterator[Path]:
         yield path
     finally:
         control.stop(path)
+        shutil.rmtree(str(path), ignore_errors=True)
 
 
 def test_start_writes_config_and_stop_ends_daemons(home: Path) -> None:
@@ -135,3 +137,4 @@ def test_two_clusters_side_by_side(home: Path) -> None:
         assert _call(other, "ping")["server_name"] == "two"  # type: ignore[index]
     finally:
         control.stop(other)
+        shutil.rmtree(str(other), ignore_errors=True)

@@ -6,6 +6,7 @@ ended within a second: ``Obit received ... state:R substate:41``), e01 and b05 (
 job stays R and keeps its cpu until the mom's next poll).  One small cluster for the module.
 """
 import os
+import shutil
 import subprocess
 import tempfile
 import time
@@ -29,6 +30,7 @@ def home() -> Iterator[Path]:
     finally:
         control.stop(path, now=True)
         control.sweep(path)
+        shutil.rmtree(str(path), ignore_errors=True)
 
 
 def _run(home: Path, argv: List[str]) -> subprocess.CompletedProcess:
