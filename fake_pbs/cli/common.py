@@ -2,8 +2,8 @@
 
 Kept to the standard library and few imports: these commands are called thousands of times, and
 a Python start-up costs more than a request.  Nothing imported here may import ``os`` (use
-:mod:`fake_pbs.leanos`), ``typing``,
-``socket``, ``json``, ``re`` or ``pathlib`` at run time (``docs/performance.md``).
+:mod:`fake_pbs.leanos`), ``typing``, ``socket``, ``json``, ``re`` or ``pathlib`` at run time
+(``docs/performance.md``).
 """
 from __future__ import annotations
 
