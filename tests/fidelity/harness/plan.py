@@ -146,7 +146,7 @@ RELEASE_LOGS: List[Tuple[str, str, LogSpec]] = [
      LogSpec("mom", mark="f21_qsub_abort_sleep", exclude=_MOM_FILTER, head=80)),
     ("g10_sched_logs_preempt_D.log", "g09_qstat_fxjson_express",
      LogSpec("sched", mark="g04_qsub_victim_rn")),
-    # Compared without the poll count and hook-file reply lines that PBS's races decide
+    # Compared without the client polls and hook-sync lines that races decide
     # (harness/timingfree.py; FINDINGS.md, g11).
     ("g11_server_logs_preempt_D.log", "g09_qstat_fxjson_express",
      LogSpec("server", mark="g04_qsub_victim_rn", exclude="TPP", timing_free=True)),
