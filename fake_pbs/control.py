@@ -55,13 +55,17 @@ def _write_pids(home: Path, pids: Dict[str, int]) -> None:
     os.replace(str(tmp), str(path))
 
 
-def _alive(pid: int) -> bool:
-    """True when ``pid`` runs and is one of our daemons (guards against pid reuse)."""
+def _alive(pid: int, home: Path) -> bool:
+    """True when ``pid`` runs and is one of the daemons of the cluster in ``home``.
+
+    Pids are reused quickly on a busy machine: a pid from the pid file may by now be another
+    process, even another cluster's daemon, which a stop or kill must not touch.
+    """
     if pid <= 0:
         return False
     try:
         with open("/proc/%d/cmdline" % pid, "rb") as handle:
-            cmdline = handle.read()
+            argv = handle.read().split(b"\0")
     except OSError:
         return False
     try:
@@ -70,7 +74,10 @@ def _alive(pid: int) -> bool:
                 return False
     except OSError:
         return False
-    return b"fake_pbs." in cmdline
+    if not any(arg.startswith(b"fake_pbs.") for arg in argv) or b"--home" not in argv:
+        return False
+    named = argv[argv.index(b"--home") + 1:][:1]
+    return bool(named) and os.path.realpath(os.fsdecode(named[0])) == os.path.realpath(str(home))
 
 
 def _daemon_key(kind: str, host: str = "") -> str:
@@ -138,6 +145,7 @@ def start(home: Path, server_name: Optional[str] = None,
 
     ``pace`` (``fast`` or ``pbs``, fake_pbs/pace.py) is stored in cluster.json; daemons
     already running keep the pace they started with."""
+    home = Path(os.path.abspath(str(home)))  # the daemons run in /; _alive matches --home
     _prepare_home(home)
     with _lock(home):
         return _start_locked(home, server_name, hosts, pace)
@@ -161,13 +169,13 @@ def _start_locked(home: Path, server_name: Optional[str],
     pids = _read_pids(home)
     if not server_answers(home, 0.5):
         old = pids.get("server", 0)
-        if not _alive(old):
+        if not _alive(old, home):
             pids["server"] = _spawn(home, ["fake_pbs.server", "--home", str(home)],
                                     "server.out")
     for host in config["hosts"]:
         name = str(host["name"])
         key = _daemon_key("mom", name)
-        if not mom_answers(home, name, 0.5) and not _alive(pids.get(key, 0)):
+        if not mom_answers(home, name, 0.5) and not _alive(pids.get(key, 0), home):
             pids[key] = _spawn(home, ["fake_pbs.mom", "--home", str(home), "--host", name],
                                "mom-%s.out" % name)
     _write_pids(home, pids)
@@ -184,7 +192,7 @@ def _wait_until(check: Any, what: str, home: Path, pid: int) -> None:
     while time.monotonic() < deadline:
         if check():
             return
-        if pid and not _alive(pid) and not check():
+        if pid and not _alive(pid, home) and not check():
             break
         time.sleep(_POLL)
     raise ControlError("%s of the fake cluster in %s did not answer within %ds; see %s"
@@ -221,21 +229,21 @@ def ensure_running(home: Path) -> None:
 
 
 # -- stop and kill -----------------------------------------------------------------------------
-def _terminate(pid: int, sig: int) -> None:
-    if _alive(pid):
+def _terminate(pid: int, sig: int, home: Path) -> None:
+    if _alive(pid, home):
         try:
             os.kill(pid, sig)
         except OSError:
             pass
 
 
-def _wait_exit(pids: List[int], seconds: float) -> bool:
+def _wait_exit(pids: List[int], seconds: float, home: Path) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        if not any(_alive(p) for p in pids):
+        if not any(_alive(p, home) for p in pids):
             return True
         time.sleep(_POLL)
-    return not any(_alive(p) for p in pids)
+    return not any(_alive(p, home) for p in pids)
 
 
 def stop(home: Path, now: bool = False) -> None:
@@ -254,16 +262,16 @@ def stop(home: Path, now: bool = False) -> None:
             finally:
                 channel.close()
         except Exception:
-            _terminate(server, signal.SIGTERM)
-        if not _wait_exit([server], _STOP_SECONDS):
-            _terminate(server, signal.SIGKILL)
+            _terminate(server, signal.SIGTERM, home)
+        if not _wait_exit([server], _STOP_SECONDS, home):
+            _terminate(server, signal.SIGKILL, home)
         moms = [pid for key, pid in pids.items() if key.startswith("mom:")]
         for pid in moms:
-            _terminate(pid, signal.SIGKILL if now else signal.SIGTERM)
-        if not _wait_exit(moms, _STOP_SECONDS):
+            _terminate(pid, signal.SIGKILL if now else signal.SIGTERM, home)
+        if not _wait_exit(moms, _STOP_SECONDS, home):
             for pid in moms:
-                _terminate(pid, signal.SIGKILL)
-            _wait_exit(moms, 5.0)
+                _terminate(pid, signal.SIGKILL, home)
+            _wait_exit(moms, 5.0, home)
         _write_pids(home, {})
 
 
@@ -272,10 +280,10 @@ def kill(home: Path, kind: str, host: str = "") -> None:
     pids = _read_pids(home)
     key = _daemon_key(kind, host)
     pid = pids.get(key, 0)
-    if not _alive(pid):
+    if not _alive(pid, home):
         raise ControlError("no running %s in %s (known: %s)" % (key, home, sorted(pids)))
     os.kill(pid, signal.SIGKILL)
-    _wait_exit([pid], 5.0)
+    _wait_exit([pid], 5.0, home)
 
 
 def sweep(home: Path) -> List[int]:

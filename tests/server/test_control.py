@@ -63,7 +63,7 @@ def test_start_writes_config_and_stop_ends_daemons(home: Path) -> None:
     assert attrs["resources_available.mem"] == "4194304kb"
     pids = control._read_pids(home)
     control.stop(home)
-    assert not any(control._alive(pid) for pid in pids.values())
+    assert not any(control._alive(pid, home) for pid in pids.values())
     assert not control.status(home)["server"]["answers"]
     env = _run(home, [BIN + "/fake-pbs", "env"])
     assert 'export FAKE_PBS_HOME="%s"' % home in env.stdout
