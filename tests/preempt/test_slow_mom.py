@@ -19,6 +19,15 @@ def _slow(rig: PreemptRig) -> None:
     control.fault(rig.home, "vm", "slow")
 
 
+def _stopped(pid: int) -> bool:
+    """The process is stopped by a signal (state T in /proc/PID/stat)."""
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as handle:
+            return handle.read().rsplit(b") ", 1)[-1][:1] in (b"T", b"t")
+    except OSError:
+        return False
+
+
 def test_requeue_reaches_a_run_the_mom_has_not_taken_yet(rig: PreemptRig) -> None:
     """preempt_order R: the victim, R on the server but not yet on the mom, is requeued when the
     mom takes it (Exit_status -11, back to Q); the express job runs; no orphan, no overlap."""
@@ -52,7 +61,12 @@ def test_suspend_reaches_a_run_the_mom_has_not_taken_yet(rig: PreemptRig) -> Non
         rig.wait(urgent, "R", timeout=30)
         assert rig.attrs(victim)["job_state"] == "S"
         ticks = rig.workdir(victim) / "ticks"
-        time.sleep(0.5)  # the held SIGSTOP goes out as the mom reports the start
+        # The held SIGSTOP goes out when the mom reports the start (session_id), which on a
+        # loaded host may come well after the express job ran: wait for the shell to be stopped
+        # (its first tick may precede the stop) before sampling, not for a fixed time.
+        rig.wait_for(lambda: "session_id" in rig.attrs(victim), 30, "the victim's start report")
+        shell = int(rig.attrs(victim)["session_id"])
+        rig.wait_for(lambda: _stopped(shell), 30, "the victim's shell stopped by the SIGSTOP")
         before = ticks.read_text() if ticks.exists() else ""
         time.sleep(1.5)  # a running victim would add about six ticks meanwhile
         assert rig.attrs(urgent).get("job_state") == "R"
