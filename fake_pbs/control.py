@@ -179,24 +179,40 @@ def _start_locked(home: Path, server_name: Optional[str],
             pids[key] = _spawn(home, ["fake_pbs.mom", "--home", str(home), "--host", name],
                                "mom-%s.out" % name)
     _write_pids(home, pids)
-    _wait_until(lambda: server_answers(home), "the server", home, pids.get("server", 0))
+    _wait_until(lambda: server_answers(home), "the server", home, pids.get("server", 0),
+                "server.out")
     for host in config["hosts"]:
         name = str(host["name"])
         _wait_until(lambda: mom_answers(home, name), "mom %s" % name, home,
-                    pids.get(_daemon_key("mom", name), 0))
+                    pids.get(_daemon_key("mom", name), 0), "mom-%s.out" % name)
     return pids
 
 
-def _wait_until(check: Any, what: str, home: Path, pid: int) -> None:
+def _wait_until(check: Any, what: str, home: Path, pid: int, log_name: str) -> None:
     deadline = time.monotonic() + _WAIT_SECONDS
+    how = "did not answer within %ds" % int(_WAIT_SECONDS)
     while time.monotonic() < deadline:
         if check():
             return
         if pid and not _alive(pid, home) and not check():
+            how = "is not running (pid %d)" % pid
             break
         time.sleep(_POLL)
-    raise ControlError("%s of the fake cluster in %s did not answer within %ds; see %s"
-                       % (what, home, int(_WAIT_SECONDS), home / "daemon_logs"))
+    # The daemon's own output says why; quote it, since a test rig removes the home after.
+    raise ControlError("%s of the fake cluster in %s %s; %s:\n%s"
+                       % (what, home, how, home / "daemon_logs" / log_name,
+                          _tail(home / "daemon_logs" / log_name)))
+
+
+def _tail(path: Path, size: int = 2000) -> str:
+    """The end of a daemon's output file (empty when there is none)."""
+    try:
+        with open(str(path), "rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            handle.seek(max(0, handle.tell() - size))
+            return handle.read().decode(errors="replace")
+    except OSError:
+        return ""
 
 
 class _lock:

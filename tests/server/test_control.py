@@ -138,3 +138,16 @@ def test_two_clusters_side_by_side(home: Path) -> None:
     finally:
         control.stop(other)
         shutil.rmtree(str(other), ignore_errors=True)
+
+
+def test_a_daemon_that_dies_at_start_is_reported_with_its_output(home: Path) -> None:
+    """A server that cannot start (here: its socket path is taken by a directory) makes start
+    fail at once, quoting the daemon's own output: test rigs remove the home after a failure,
+    so on CI the message is the only record of why (a start failure there said nothing)."""
+    blocker = paths.server_socket(home)
+    (blocker / "taken").mkdir(parents=True)
+    with pytest.raises(control.ControlError) as failure:
+        control.start(home, "vm", [control.parse_host("h1:ncpus=1")])
+    message = str(failure.value)
+    assert "the server of the fake cluster in %s is not running" % home in message, message
+    assert "server.out" in message and "Error" in message, message
