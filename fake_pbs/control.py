@@ -194,7 +194,7 @@ def _wait_until(check: Any, what: str, home: Path, pid: int, log_name: str) -> N
     while time.monotonic() < deadline:
         if check():
             return
-        if pid and not _alive(pid, home) and not check():
+        if pid and _gone(pid, home) and not check():
             how = "is not running (pid %d)" % pid
             break
         time.sleep(_POLL)
@@ -202,6 +202,21 @@ def _wait_until(check: Any, what: str, home: Path, pid: int, log_name: str) -> N
     raise ControlError("%s of the fake cluster in %s %s; %s:\n%s"
                        % (what, home, how, home / "daemon_logs" / log_name,
                           _tail(home / "daemon_logs" / log_name)))
+
+
+def _gone(pid: int, home: Path) -> bool:
+    """The daemon ``pid`` has exited.
+
+    A daemon this process just spawned is its child: ask waitpid.  Until the child's exec has
+    set up its arguments, /proc/PID/cmdline reads empty (most often still so right after
+    Popen returns), and :func:`_alive` would take the new daemon for another process: a start
+    then failed at once, seldom on an idle machine, more often on a loaded one.
+    """
+    try:
+        ended, _ = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return not _alive(pid, home)  # not our child: started by an earlier command
+    return ended == pid
 
 
 def _tail(path: Path, size: int = 2000) -> str:

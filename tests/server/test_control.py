@@ -4,6 +4,7 @@ DESIGN.md "Process model": a kill -9 of the server loses no accepted job; two FA
 side by side; the first PBS command starts the cluster once, even when many start together.
 """
 import os
+import signal
 import shutil
 import subprocess
 import tempfile
@@ -151,3 +152,17 @@ def test_a_daemon_that_dies_at_start_is_reported_with_its_output(home: Path) -> 
     message = str(failure.value)
     assert "the server of the fake cluster in %s is not running" % home in message, message
     assert "server.out" in message and "Error" in message, message
+
+
+def test_a_daemon_just_spawned_is_not_taken_for_dead(home: Path) -> None:
+    """Right after Popen returns, the child's exec may not have set up its arguments yet
+    (/proc/PID/cmdline reads empty: 44 of 50 times here), so the --home check of a pid from
+    the pid file took the new server for another process and start failed at once (a
+    reliability rig's start under load). The start's liveness check must not."""
+    for _ in range(30):
+        pid = control._spawn(home, ["fake_pbs.server", "--home", str(home)], "server.out")
+        try:
+            assert not control._gone(pid, home)
+        finally:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
