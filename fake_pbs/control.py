@@ -28,6 +28,7 @@ from fake_pbs.server import config as cluster_config
 _WAIT_SECONDS = 30.0
 _STOP_SECONDS = 15.0
 _POLL = 0.05
+_SWEEP_PASSES = 5
 
 
 class ControlError(Exception):
@@ -319,8 +320,22 @@ def kill(home: Path, kind: str, host: str = "") -> None:
 
 def sweep(home: Path) -> List[int]:
     """SIGKILL every process that names ``home`` in its command line or environment: daemons,
-    shepherds and job shells of that cluster (test clean-up, crash drills); returns the pids."""
+    shepherds and job shells of that cluster (test clean-up, crash drills); returns the pids.
+
+    Passes repeat (bounded) until one finds nothing: a process caught in the middle of its
+    exec shows an empty command line and environment, and so escaped a single pass."""
     marker = str(home).encode()
+    killed: List[int] = []
+    for _ in range(_SWEEP_PASSES):
+        found = _sweep_once(marker)
+        if not found:
+            break
+        killed.extend(found)
+        time.sleep(_POLL)
+    return killed
+
+
+def _sweep_once(marker: bytes) -> List[int]:
     killed: List[int] = []
     for name in os.listdir("/proc"):
         if not name.isdigit() or int(name) == os.getpid():
