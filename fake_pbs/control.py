@@ -322,8 +322,9 @@ def sweep(home: Path) -> List[int]:
     """SIGKILL every process that names ``home`` in its command line or environment: daemons,
     shepherds and job shells of that cluster (test clean-up, crash drills); returns the pids.
 
-    Passes repeat (bounded) until one finds nothing: a process caught in the middle of its
-    exec shows an empty command line and environment, and so escaped a single pass."""
+    Passes repeat (bounded) until one finds nothing: a process forked after a pass listed
+    /proc, or caught in the middle of its exec (empty command line and environment), escaped
+    a single pass."""
     marker = str(home).encode()
     killed: List[int] = []
     for _ in range(_SWEEP_PASSES):
