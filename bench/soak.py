@@ -26,6 +26,10 @@ from fake_pbs import control, paths, protocol
 from fake_pbs.model.errors import PbsError
 
 HOSTS = ["s1:ncpus=4", "s2:ncpus=4", "s3:ncpus=4"]
+# Submitters pause while this many jobs are not finished: the 12 cpus end about ten of these
+# ~1 s jobs a second, and unbounded submitters (a qsub takes ~20 ms) would queue thousands that
+# no settle period drains, counting a backlog as "stuck".  Crashes still meet a full queue.
+BACKLOG = 240
 
 
 class Soak:
@@ -46,6 +50,7 @@ class Soak:
         self.crashes = 0
         self.errors: List[str] = []
         self.stop = threading.Event()
+        self.unfinished = 0                 # jobs not F at the watcher's last look
 
     # -- plumbing ---------------------------------------------------------------------------
     def run(self, *argv: str, stdin: Optional[str] = None) -> "subprocess.CompletedProcess[str]":
@@ -62,9 +67,21 @@ class Soak:
         return {r["id"]: dict(r["attrs"]) for r in records}
 
     # -- the mix ----------------------------------------------------------------------------
+    def watcher(self) -> None:
+        """Count the unfinished jobs every second (the submitters' backlog bound)."""
+        while not self.stop.wait(1.0):
+            try:
+                jobs = self.statjobs()
+            except (OSError, PbsError):
+                continue  # the server is down this instant
+            self.unfinished = sum(1 for a in jobs.values() if a.get("job_state") != "F")
+
     def submitter(self, worker: int) -> None:
         rng = random.Random(worker)
         while not self.stop.is_set():
+            if self.unfinished >= BACKLOG:
+                self.stop.wait(0.5)
+                continue
             code = str(rng.randrange(0, 4))
             held = rng.random() < 0.1
             script = "#!/bin/sh\nsleep %.1f\nexit %s\n" % (rng.random() * 2, code)
@@ -167,7 +184,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         control.start(soak.home, "soak", [control.parse_host(h) for h in HOSTS])
         threads = [threading.Thread(target=soak.submitter, args=(n,))
                    for n in range(args.submitters)]
-        threads += [threading.Thread(target=soak.meddler),
+        threads += [threading.Thread(target=soak.watcher), threading.Thread(target=soak.meddler),
                     threading.Thread(target=soak.crasher, args=(args.crash_every,))]
         started = time.monotonic()
         for thread in threads:
