@@ -325,10 +325,9 @@ def sweep(home: Path) -> List[int]:
     Passes repeat (bounded) until one finds nothing: a process forked after a pass listed
     /proc, or caught in the middle of its exec (empty command line and environment), escaped
     a single pass."""
-    marker = str(home).encode()
     killed: List[int] = []
     for _ in range(_SWEEP_PASSES):
-        found = _sweep_once(marker)
+        found = _sweep_once(home)
         if not found:
             break
         killed.extend(found)
@@ -336,12 +335,18 @@ def sweep(home: Path) -> List[int]:
     return killed
 
 
-def _sweep_once(marker: bytes) -> List[int]:
-    killed: List[int] = []
+def processes_of(home: Path) -> List[int]:
+    """Live processes (not zombies) other than this one that name ``home`` in their command
+    line or environment: the cluster's daemons, shepherds and job shells."""
+    marker = str(home).encode()
+    found: List[int] = []
     for name in os.listdir("/proc"):
         if not name.isdigit() or int(name) == os.getpid():
             continue
         try:
+            with open("/proc/%s/stat" % name, "rb") as handle:
+                if handle.read().rsplit(b") ", 1)[-1][:1] == b"Z":
+                    continue
             with open("/proc/%s/cmdline" % name, "rb") as handle:
                 cmdline = handle.read()
             with open("/proc/%s/environ" % name, "rb") as handle:
@@ -349,11 +354,18 @@ def _sweep_once(marker: bytes) -> List[int]:
         except OSError:
             continue
         if marker in cmdline or marker in environ:
-            try:
-                os.kill(int(name), signal.SIGKILL)
-                killed.append(int(name))
-            except OSError:
-                pass
+            found.append(int(name))
+    return found
+
+
+def _sweep_once(home: Path) -> List[int]:
+    killed: List[int] = []
+    for pid in processes_of(home):
+        try:
+            os.kill(pid, signal.SIGKILL)
+            killed.append(pid)
+        except OSError:
+            pass
     return killed
 
 

@@ -171,24 +171,7 @@ def test_a_daemon_just_spawned_is_not_taken_for_dead(home: Path) -> None:
 
 def _naming(home: Path) -> List[int]:
     """Live processes naming ``home`` in their command line or environment."""
-    marker = str(home).encode()
-    found = []
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            with open("/proc/%s/stat" % name, "rb") as handle:
-                if handle.read().rsplit(b") ", 1)[-1][:1] == b"Z":
-                    continue
-            with open("/proc/%s/cmdline" % name, "rb") as handle:
-                cmdline = handle.read()
-            with open("/proc/%s/environ" % name, "rb") as handle:
-                environ = handle.read()
-        except OSError:
-            continue
-        if marker in cmdline or marker in environ:
-            found.append(int(name))
-    return found
+    return control.processes_of(home)
 
 
 def test_sweep_leaves_nothing_of_a_cluster_that_is_still_forking(home: Path) -> None:
