@@ -55,7 +55,9 @@ def test_suspend_reaches_a_run_the_mom_has_not_taken_yet(rig: PreemptRig) -> Non
     rig.setup("S")
     _slow(rig)
     with NodeSampler(rig.cluster) as sampler:
-        victim = rig.submit("for i in $(seq 1 40); do date +%s >> ticks; sleep 0.25; done")
+        # PBS starts a job in its owner's home: the ticks go to the submission directory
+        victim = rig.submit('for i in $(seq 1 40); do date +%s >> "$PBS_O_WORKDIR/ticks"; '
+                            'sleep 0.25; done')
         rig.wait(victim, "R", timeout=10, started=False)
         urgent = rig.submit("sleep 4", "-q", "expressq")
         rig.wait(urgent, "R", timeout=30)
@@ -74,6 +76,7 @@ def test_suspend_reaches_a_run_the_mom_has_not_taken_yet(rig: PreemptRig) -> Non
         assert after == before, "the suspended victim went on running"
         rig.wait(urgent, "F", timeout=30)
         rig.wait(victim, "R", timeout=30)
+        rig.wait_for(ticks.exists, 30, "the resumed victim's ticks")  # the file is the right one
     assert sampler.violations == []
     rig.sh("qdel", victim)
 
@@ -83,7 +86,7 @@ def test_qdel_force_and_reset_kill_reach_a_run_the_mom_has_not_taken_yet(
     """``qdel -W force`` right after the run began: the mom still gets the SIGKILL when it takes
     the job, so no job shell is left running behind a job the server calls finished."""
     _slow(rig)
-    victim = rig.submit("date +%s > started; sleep 60")
+    victim = rig.submit("sleep 60")
     rig.wait(victim, "R", timeout=10, started=False)
     rig.sh("qdel", "-W", "force", victim)
     rig.wait(victim, "F", timeout=30)
