@@ -4,6 +4,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Dict
 
 import pytest
 from hypothesis import given, settings
@@ -29,14 +30,19 @@ def test_job_name_check_is_the_former_pattern(name: str) -> None:
     assert accepted == bool(_OLD_NAME.match(name))
 
 
-def test_plain_submission_verifies_without_re() -> None:
-    """``qsub -- /bin/true`` (Job_Name ``true``, no -l) must not import ``re`` (~10 ms of
-    every submit); only unusual values (select, place, times) may load it on use."""
+@pytest.mark.parametrize("attrs, resources", [
+    ({"Job_Name": "true"}, {}),
+    ({"Job_Name": "psij"}, {"select": "1:ncpus=1:mpiprocs=1", "walltime": "00:10:00"}),
+])
+def test_ordinary_submissions_verify_without_re(attrs: Dict[str, str],
+                                                resources: Dict[str, str]) -> None:
+    """``qsub -- /bin/true`` (Job_Name ``true``, no -l) and psij's jobs (``-l
+    select=1:ncpus=1:mpiprocs=1 -l walltime=00:10:00``) must not import ``re`` (~10 ms of every
+    submit; docs/performance.md, figure 3b); only unusual values may load it on use."""
     code = ("import sys; sys.path.insert(0, %r)\n"
             "from fake_pbs.cli import qsub_verify\n"
-            "qsub_verify.verify({'Job_Name': 'true'}, {},"
-            " 'host', '/tmp')\n"
-            "print('re' in sys.modules)" % str(REPO))
+            "qsub_verify.verify(%r, %r, 'host', '/tmp')\n"
+            "print('re' in sys.modules)" % (str(REPO), attrs, resources))
     done = subprocess.run([sys.executable, "-S", "-c", code], stdout=subprocess.PIPE, text=True,
                           check=True, timeout=60)
     assert done.stdout.strip() == "False"
@@ -81,19 +87,6 @@ def test_resource_name_check_is_the_former_pattern(name: str) -> None:
         except PbsError:
             accepted = False
         assert accepted == bool(_OLD_RES_NAME.match(name))
-
-
-def test_psij_style_submission_verifies_without_re() -> None:
-    """psij's jobs carry ``-l select=1:ncpus=1:mpiprocs=1 -l walltime=00:10:00``: verifying them
-    must not import ``re`` either (docs/performance.md, figure 3b hand-off)."""
-    code = ("import sys; sys.path.insert(0, %r)\n"
-            "from fake_pbs.cli import qsub_verify\n"
-            "qsub_verify.verify({'Job_Name': 'psij'}, {'select': '1:ncpus=1:mpiprocs=1',"
-            " 'walltime': '00:10:00'}, 'host', '/tmp')\n"
-            "print('re' in sys.modules)" % str(REPO))
-    done = subprocess.run([sys.executable, "-S", "-c", code], stdout=subprocess.PIPE, text=True,
-                          check=True, timeout=60)
-    assert done.stdout.strip() == "False"
 
 
 @pytest.mark.parametrize("argv, status, out, err", [
