@@ -249,15 +249,27 @@ class _lock:
         os.close(self.fd)
 
 
+def home_error(home: Path, err: OSError) -> ControlError:
+    """One line for a cluster home this user may not use (someone else's, or read-only)."""
+    where = "" if str(err.filename or home) == str(home) else " (%s)" % err.filename
+    return ControlError(
+        "cannot use the cluster home %s: %s%s; FAKE_PBS_HOME must name a directory this user "
+        "may create or write, or a running cluster (unset, it is ~/.fake_pbs)"
+        % (home, err.strerror or err, where))
+
+
 def ensure_running(home: Path) -> None:
     """Start the cluster of ``home`` unless its server already answers (race-safe)."""
     if server_answers(home, 1.0):
         return
-    _prepare_home(home)
-    with _lock(home):
-        if server_answers(home, 1.0):
-            return
-        _start_locked(home, None, None)
+    try:
+        _prepare_home(home)
+        with _lock(home):
+            if server_answers(home, 1.0):
+                return
+            _start_locked(home, None, None)
+    except PermissionError as err:
+        raise home_error(home, err) from None
 
 
 # -- stop and kill -----------------------------------------------------------------------------
@@ -476,6 +488,9 @@ def main(argv: Optional[List[str]] = None) -> None:
         else:
             parser.print_help()
             raise SystemExit(2)
+    except PermissionError as err:
+        sys.stderr.write("fake-pbs: %s\n" % home_error(home, err))
+        raise SystemExit(1)
     except ControlError as err:
         sys.stderr.write("fake-pbs: %s\n" % err)
         raise SystemExit(1)

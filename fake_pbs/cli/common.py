@@ -40,7 +40,10 @@ def server_channel() -> LineChannel:
                            "cannot connect to server (errno=%d)" % (first.errno or 0))
     from fake_pbs import control  # imported only when the cluster must be started
 
-    control.ensure_running(paths.cluster_home(home))
+    try:
+        control.ensure_running(paths.cluster_home(home))
+    except control.ControlError as err:  # e.g. a home this user may not write: one line
+        raise PbsError(PBSE_NOSERVER, str(err)) from None
     _channel = connect(sock)
     return _channel
 

@@ -26,14 +26,20 @@ _ARRAY_SUBJOB = re.compile(r"^(\d+)\[(\d+)\](.*)$")
 
 
 def parse_variable_list(value: str) -> List[Tuple[str, str]]:
-    """Split ``Variable_List`` (``A=1,B=x\\,y``) into pairs; ``\\,`` is a literal comma."""
+    """Split ``Variable_List`` (``A=1,B=x\\,y``) into pairs, decoded as the mom decodes it.
+
+    PBS's ``decode_arst_bs`` (parse_comma_string_bs): a backslash before ``"`` ``'`` ``,`` or
+    another backslash is dropped, any other backslash is kept; an unescaped comma ends an entry,
+    whose leading and trailing white space is stripped.  qsub escaped the values on the way in,
+    so the job sees them as the user had them (``{"a": 1}`` arrives as ``{"a": 1}``).
+    """
     pairs: List[Tuple[str, str]] = []
     item: List[str] = []
     chars = iter(value)
     for char in chars:
         if char == "\\":
             nxt = next(chars, "")
-            item.append(nxt if nxt == "," else char + nxt)
+            item.append(nxt if not nxt or nxt in _ESCAPED else char + nxt)
         elif char == ",":
             pairs.append(_split_pair("".join(item)))
             item = []
@@ -44,8 +50,13 @@ def parse_variable_list(value: str) -> List[Tuple[str, str]]:
     return [pair for pair in pairs if pair[0]]
 
 
+# The characters qsub and the server escape in Variable_List (copy_env_value, encode_arst_bs).
+_ESCAPED = frozenset("\"',\\")
+_SPACE = " \t\n\v\f\r"  # C's isspace()
+
+
 def _split_pair(text: str) -> Tuple[str, str]:
-    name, _, val = text.partition("=")
+    name, _, val = text.strip(_SPACE).partition("=")
     return name, val
 
 

@@ -8,6 +8,7 @@ import os
 import pwd
 import re
 import secrets
+import shlex
 from typing import Any, Dict, List, Mapping, Optional
 
 from fake_pbs.mom.environment import job_environment
@@ -52,6 +53,21 @@ def command_of(attrs: Mapping[str, str]) -> Optional[List[str]]:
     return [html.unescape(exe.group(1))] + args
 
 
+def shell_argv(shell: str, script: str, text: str) -> List[str]:
+    """How the job shell runs the job script (extra j14, j14d, j14g, j14h).
+
+    PBS's mom starts the shell and writes the script's path on its standard input, so the shell
+    runs the script as a command: a script that starts with ``#!`` is executed through that
+    interpreter whatever the shell (``-S /bin/sh`` only changes $SHELL; $0 is the script's path),
+    and one without is read by the shell itself.  Here the shell is not a login shell (see
+    docs/differences.md): ``shell -c <path>`` runs the path as PBS's shell does, and a shell
+    that cannot be executed still fails the job with exit 254.
+    """
+    if text.startswith("#!"):
+        return [shell, "-c", shlex.quote(script)]
+    return [shell, script]
+
+
 def parse_umask(attrs: Mapping[str, str]) -> int:
     value = attrs.get("umask", "")
     try:
@@ -78,7 +94,8 @@ def build_launch(job: Mapping[str, Any], layout: JobLayout, host: str, cluster_h
     env = job_environment(job, shell, str(layout.nodefile), str(layout.tmpdir),
                           secrets.token_hex(16).upper(), home_dir, cluster_home)
     command = command_of(attrs)
-    argv = command if command is not None else [shell, str(layout.script)]
+    argv = command if command is not None else shell_argv(
+        shell, str(layout.script), str(job.get("script") or ""))
     streams = job_streams(attrs, layout, home_dir)
     sandbox = sandbox_dir(attrs, layout.jobid, home_dir)
     if sandbox is not None:

@@ -77,13 +77,24 @@ def _exec_child(launch: Dict[str, Any], out_fd: int, err_fd: int, report_fd: int
         program = str(launch.get("progname") or argv[0])
         if launch.get("search_path"):
             os.execvpe(program, argv, env)
-        os.execve(program, argv, env)
+        _exec_shell(program, argv, env)
     except BaseException as exc:  # any failure before exec goes back to the shepherd
         try:
             os.write(report_fd, ("%s: %s" % (type(exc).__name__, exc)).encode("utf-8", "replace"))
         finally:
             os._exit(127)
     os._exit(127)
+
+
+def _exec_shell(program: str, argv: List[str], env: Dict[str, str]) -> NoReturn:
+    """Exec the job shell; as PBS's mom, a shell that cannot be run ends the started job with
+    254 and one line on its stderr (extra j14b, j14d: ``qsub -S /no/such/shell``)."""
+    try:
+        os.execve(program, argv, env)
+    except OSError as exc:
+        os.write(2, ("pbs_mom, exec of %s failed with error: %s\n"
+                     % (program, exc.strerror)).encode("utf-8", "replace"))
+        os._exit(254)
 
 
 def _read_all(fd: int) -> bytes:
