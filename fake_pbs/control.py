@@ -249,6 +249,11 @@ class _lock:
         os.close(self.fd)
 
 
+# What a cluster home this user cannot use raises: someone else's directory, a read-only one,
+# or a path through a file.
+_HOME_ERRORS = (PermissionError, NotADirectoryError, FileExistsError)
+
+
 def home_error(home: Path, err: OSError) -> ControlError:
     """One line for a cluster home this user may not use (someone else's, or read-only)."""
     where = "" if str(err.filename or home) == str(home) else " (%s)" % err.filename
@@ -268,7 +273,7 @@ def ensure_running(home: Path) -> None:
             if server_answers(home, 1.0):
                 return
             _start_locked(home, None, None)
-    except PermissionError as err:
+    except _HOME_ERRORS as err:
         raise home_error(home, err) from None
 
 
@@ -488,7 +493,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         else:
             parser.print_help()
             raise SystemExit(2)
-    except PermissionError as err:
+    except _HOME_ERRORS as err:
         sys.stderr.write("fake-pbs: %s\n" % home_error(home, err))
         raise SystemExit(1)
     except ControlError as err:

@@ -55,8 +55,9 @@ def test_shebang_wins_over_the_job_shell(node1: MomRig) -> None:
         events = node1.run("node1", job)
         assert events[1]["status"] == 0
         script = node1.job_dir("node1", "%d.vm" % seq) / ("%d.vm.SC" % seq)
-        assert (node1.user_home / ("job.o%d" % seq)).read_text() == (
-            "bash-only-syntax-ok\nexe=%s dollar0=%s SHELL=%s\n" % (_exe("/bin/bash"), script, shell))
+        expected = "bash-only-syntax-ok\nexe=%s dollar0=%s SHELL=%s\n" % (
+            _exe("/bin/bash"), script, shell)
+        assert (node1.user_home / ("job.o%d" % seq)).read_text() == expected
 
 
 def test_script_without_shebang_runs_in_the_job_shell(node1: MomRig) -> None:
