@@ -3,7 +3,14 @@
 ``--executors`` works as in psij's own test suite: a comma-separated list of
 ``executor[:launcher[:url]]`` entries (default ``pbspro``); every test that takes the
 ``execparams`` fixture runs once per entry.
+
+Markers (registered in pyproject.toml): ``cluster`` marks every test that starts a daemon (a fake
+server, a mom, a hook runner's cluster), so that ``pytest -m "not cluster"`` is the fast loop.
+A test is marked when it uses one of :data:`CLUSTER_FIXTURES` (directly or through another
+fixture); a module that starts daemons by other means carries ``pytestmark = pytest.mark.cluster``.
+``root`` marks tests that need root (other users, multi-user mode): they skip without it.
 """
+import os
 import re
 from typing import List, Optional
 
@@ -36,6 +43,23 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def _executor_params(config: pytest.Config) -> List[ExecutorTestParams]:
     raw = str(config.getoption('executors'))
     return [ExecutorTestParams(s.strip()) for s in raw.split(',') if s.strip()]
+
+
+# Fixtures that start fake daemons (their conftests: tests/server, tests/executor, tests/mom,
+# tests/hooks, tests/preempt, tests/reliability, tests/fidelity).
+CLUSTER_FIXTURES = frozenset((
+    "fake_cluster", "fake_pbs", "node1", "rig", "hook_cluster", "hc", "preempt_cluster",
+    "fidelity_replayer", "big", "quick"))
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item]) -> None:
+    is_root = os.geteuid() == 0
+    skip_root = pytest.mark.skip(reason="needs root (runs jobs as other users)")
+    for item in items:
+        if CLUSTER_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.cluster)
+        if not is_root and item.get_closest_marker("root") is not None:
+            item.add_marker(skip_root)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

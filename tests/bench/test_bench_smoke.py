@@ -5,6 +5,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.cluster  # the benchmarks start their clusters
+
 REPO = Path(__file__).resolve().parent.parent.parent
 
 

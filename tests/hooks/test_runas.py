@@ -21,6 +21,7 @@ def _owner() -> pwd.struct_passwd:
         pytest.skip("needs the user pbsuser (tools/make_fidelity_users.sh creates it)")
 
 
+@pytest.mark.root
 def test_pbsuser_hooks_run_as_the_job_owner(hc: Cluster) -> None:
     """prologue, epilogue and preterm hooks with user=pbsuser run as the owner (their
     pbs.logmsg lines still reach the mom's log); the same events with the default user

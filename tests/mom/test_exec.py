@@ -3,6 +3,8 @@ import os
 import stat
 import time
 
+import pytest
+
 from .momrig import MomRig, kinds
 
 ENV_SCRIPT = """#!/bin/bash
@@ -184,6 +186,7 @@ def test_discard_removes_job_files_and_logs(node1: MomRig) -> None:
     assert node1.request("node1", "status")["jobs"] == []
 
 
+@pytest.mark.root
 def test_job_runs_as_its_owner(node1: MomRig) -> None:
     """A root mom runs the job as its owner (uid/gid), output owned by that user, 0600."""
     home = node1.user_home / "nobody"

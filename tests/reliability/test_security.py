@@ -69,6 +69,7 @@ def test_no_daemon_uses_a_network_socket(rig: Rig) -> None:
     assert not owned & _network_inodes()
 
 
+@pytest.mark.root
 def test_users_cannot_touch_each_others_jobs(rig: Rig) -> None:
     """pbsuser2 may not delete, alter, hold, signal or rerun pbsuser's job; the owner may."""
     _need_users()
@@ -84,6 +85,7 @@ def test_users_cannot_touch_each_others_jobs(rig: Rig) -> None:
     rig.wait(jobid)
 
 
+@pytest.mark.root
 def test_only_managers_change_configuration(rig: Rig) -> None:
     """qmgr set by an ordinary user: ``Unauthorized Request``, 159 (d10g); nothing changes."""
     _need_users()
@@ -94,6 +96,7 @@ def test_only_managers_change_configuration(rig: Rig) -> None:
     assert dict(rig.call("statsvr")["attrs"])["scheduling"] == "True"
 
 
+@pytest.mark.root
 def test_job_shell_runs_as_its_owner(rig: Rig) -> None:
     """A root-run cluster starts each job shell as the job's owner, never as root."""
     _need_users()
@@ -104,6 +107,7 @@ def test_job_shell_runs_as_its_owner(rig: Rig) -> None:
     assert out.read_text().split() == [str(entry.pw_uid), str(entry.pw_gid)]
 
 
+@pytest.mark.root
 def test_a_users_cluster_is_private() -> None:
     """A cluster started by an ordinary user: home and run directory 0700, sockets 0600, so
     no other user can even connect (DESIGN.md "Process model")."""

@@ -17,6 +17,8 @@ import pytest
 
 from fake_pbs import control, paths, protocol
 
+pytestmark = pytest.mark.cluster  # every test starts and stops clusters of its own
+
 BIN = str(paths.bin_dir())
 
 

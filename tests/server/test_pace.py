@@ -17,6 +17,8 @@ import pytest
 
 from fake_pbs import control, paths, protocol
 
+pytestmark = pytest.mark.cluster  # a module cluster started with --pace pbs
+
 BIN = str(paths.bin_dir())
 
 

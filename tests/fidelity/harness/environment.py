@@ -23,6 +23,7 @@ import atexit
 import os
 import pwd
 import random
+import re
 import shutil
 import signal
 import socket
@@ -238,6 +239,9 @@ class FidelityEnv:
         for account in self.accounts.values():
             if account.name != account.golden:
                 text = text.replace("/home/" + account.golden, account.home)
+                # the user named in a command (qstat -u pbsuser) is the one standing for it
+                text = re.sub(r"(?<![\w/.-])%s(?![\w.-])" % re.escape(account.golden),
+                              account.name, text)
         return text
 
     def substitutions(self) -> List[Tuple[str, str]]:

@@ -24,6 +24,12 @@ class Run:
     golden_stdout: str = ""
     why: str = ""
     requires: str = ""  # skip the step when this user's cases are skipped (no root)
+    # Run only when this user's cases are skipped: the step stands in for their effect on the
+    # cluster's history that later cases see (a job id consumed), so the chain goes on.
+    stands_in_for: str = ""
+    # Undone by a later step (a set-up for one case and its undo): skipping both leaves the
+    # cluster as the capture had it, so the chain goes on.
+    undone: bool = False
 
 
 @dataclass(frozen=True)
@@ -52,10 +58,10 @@ _FIRST_F_RUN: List[Step] = [
         "default /srv/hooks/%s.py'" % (name, event, name, name) for name, event in zip(
             _F_HOOKS, ("execjob_prologue", "execjob_abort", "execjob_end"))),
         "", "replay.sh: f01"),
-    Run("root", "sleep 6", "", "replay.sh: sleep 6"),
+    Run("pbsuser", "sleep 6", "", "replay.sh: sleep 6"),
     # without root (no hooks) abortme would just run: the section needs root throughout
     Run("pbsuser", "qsub abortme.sh", "18.vm\n", "replay.sh: f02", "root"),
-    Run("root", "sleep 2", "", "replay.sh: sleep 2"),
+    Run("pbsuser", "sleep 2", "", "replay.sh: sleep 2"),
     Run("pbsuser", "qstat -f -F json -x 18.vm", "", "replay.sh: f03_t2s", "root"),
     Wait("18.vm", "H", 90, "replay.sh: waitstate $FA H 90", "root"),
     Run("pbsuser", "qstat -f -F json -x 18.vm", "", "replay.sh: f03_held", "root"),
@@ -65,24 +71,35 @@ _FIRST_F_RUN: List[Step] = [
         "", "replay.sh: the f hooks disabled before section g"),
 ]
 
+# Cases of other users that may be skipped (no root) without ending the replay of the set, and
+# why the history later cases see stays the capture's.
+SKIPPABLE: Dict[str, str] = {
+    "a12_qsub_as_root": "a later step stands in for it (the job id its refused qsub took)",
+    "c08_qdel_other_users_job": "refused (Unauthorized Request): it changed nothing",
+}
+
 RELEASE_BEFORE: Dict[str, List[Step]] = {
     # The capture's server refused root's jobs (stock PBS); the fake allows them by default
     # (docs/differences.md) and applies the stock rule only while acl_roots is set.
     "a12_qsub_as_root": [
         Run("root", "qmgr -c 'set server acl_roots = pbsuser'", "",
-            "stock PBS: root is not in acl_roots (a12 expects Bad UID)")],
+            "stock PBS: root is not in acl_roots (a12 expects Bad UID)", undone=True)],
     "a14_qsub_bad_select": [
-        Run("root", "qmgr -c 'unset server acl_roots'", "", "undo the a12 set-up"),
+        Run("root", "qmgr -c 'unset server acl_roots'", "", "undo the a12 set-up", undone=True),
+        Run("pbsuser", "qsub -q nosuch hello.sh", "", "without root: a12's refused qsub took "
+            "job id 6 (b09 lists 5.vm then 7.vm); a refused qsub (a03) takes one as well",
+            stands_in_for="root"),
         Run("pbsuser", "qsub -h -l walltime hello.sh", "7.vm\n", "a13 (not in the set)")],
     "a19f_qstat_fjson_backslash": [
         Run("pbsuser", "qsub -h -v 'TAB=x\ty' hello.sh", "9.vm\n", "a19e (not in the set)")],
     "a17_qsub_block_exit3": [Wait("0.vm", "F", 30, "waitstate $J1 F 30 (0.vm's cpu is free)")],
     "b01_qstat_default": [Wait("14.vm", "R", 20, "waitstate $S2 R 20"),
-                          Run("root", "sleep 2", "", "replay.sh: sleep 2 (b02 shows 13.vm's "
+                          Run("pbsuser", "sleep 2", "", "replay.sh: sleep 2 (b02 shows 13.vm's "
                               "first mom update: substate 42, session_id)")],
-    "b05_qstat_fxjson_deleted_1s": [Run("root", "sleep 1", "", "replay.sh: qdel $S1; sleep 1")],
+    "b05_qstat_fxjson_deleted_1s": [
+        Run("pbsuser", "sleep 1", "", "replay.sh: qdel $S1; sleep 1")],
     "c04b_qstat_fxjson_forcedeleted_1s": [
-        Run("root", "sleep 1", "", "replay.sh: qdel -W force $S2; sleep 1")],
+        Run("pbsuser", "sleep 1", "", "replay.sh: qdel -W force $S2; sleep 1")],
     "b05b_qstat_fxjson_deleted_final": [Wait("13.vm", "F", 30, "waitstate $S1 F 30")],
     "c04c_qstat_fxjson_forcedeleted_final": [Wait("14.vm", "F", 30, "waitstate $S2 F 30")],
     "b07b_qstat_fxjson_exit3": [Wait("16.vm", "F", 30, "waitstate $E3 F 30")],
@@ -101,7 +118,7 @@ RELEASE_BEFORE: Dict[str, List[Step]] = {
     # victim runs).
     "g01_create_express_queue": _FIRST_F_RUN,
     "g06_qsub_express": [Wait("19.vm", "R", 20, "waitstate $V R 20"),
-                         Run("root", "sleep 2", "", "replay.sh: sleep 2 (the victim runs 2 s;"
+                         Run("pbsuser", "sleep 2", "", "replay.sh: sleep 2 (the victim runs 2 s;"
                              " PBS shows its session_id, g08)")],
     "g08_qstat_fxjson_victim": [Wait("19.vm", "F", 40, "waitstate $V F 40")],
     "f01_setup_hooks": [
@@ -113,7 +130,7 @@ RELEASE_BEFORE: Dict[str, List[Step]] = {
         Wait("20.vm", "F", 30, "replay_f.sh ran 5 min after replay.sh: 20.vm had ended (it "
              "ends at the mom's next poll or at kill_delay, fake_pbs/pace.py)")],
     # The moms have the new hook files by then (g11 shows PBS's warning when they do not yet).
-    "f02_qsub_abortme": [Run("root", "sleep 6", "", "replay_f.sh: sleep 6 after f01")],
+    "f02_qsub_abortme": [Run("pbsuser", "sleep 6", "", "replay_f.sh: sleep 6 after f01")],
     "f03_qstat_fxjson_held": [Wait("21.vm", "H", 90, "waitstate $FA H 90")],
     "f10_setup_abort_raise": [
         Run("root", "qmgr -c 'set hook pro_reject enabled=false';"

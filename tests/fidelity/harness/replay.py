@@ -18,7 +18,7 @@ from .cases import Case, LogSpec
 from .environment import FidelityEnv, Result
 from .jobids import JobMap
 from .normalize import Normalizer, mask
-from .plan import Run, Step, Wait, build_plan
+from .plan import SKIPPABLE, Run, Step, Wait, build_plan
 from .timingfree import timing_free
 
 RETRY_SECONDS = 15.0        # read-only commands: retry until they match, this long at most
@@ -110,6 +110,10 @@ class Replayer:
         self.position = 0
         self.env: Optional[FidelityEnv] = None
         self.fatal: Optional[str] = None
+        # Set once a case or step that changes the cluster had to be skipped (no root): every
+        # later case of the set is skipped with this reason, never replayed on a history that
+        # differs from the capture's.
+        self.broken: Optional[str] = None
         self.jobs = JobMap()
         self.normalizer = Normalizer()
         self.marks: Dict[str, Dict[str, int]] = {}
@@ -160,10 +164,17 @@ class Replayer:
             env = self._environment()
         except RuntimeError:
             return
-        if step.requires and env.skip_reason(step.requires) is not None:
+        if self.broken is not None:
+            return
+        if isinstance(step, Run) and step.stands_in_for:
+            if env.skip_reason(step.stands_in_for) is None:
+                return
+        elif step.requires and env.skip_reason(step.requires) is not None:
+            self._break_chain(step)
             return
         if isinstance(step, Run):
             if env.skip_reason(step.user) is not None:
+                self._break_chain(step)
                 return
             result = env.run(step.user, "/home/" + step.user if step.user != "root" else "/root",
                              env.golden_to_local(self.jobs.to_fake_command(step.command), ""))
@@ -172,6 +183,12 @@ class Replayer:
                                 self.normalizer.fake_to_golden(result.stdout))
         elif isinstance(step, Wait):
             self._wait(env, step)
+
+    def _break_chain(self, step: Step) -> None:
+        """A skipped step that changes the cluster ends the replay of the set (waits do not)."""
+        if isinstance(step, Run) and not step.undone and not is_read_only(step.command):
+            self.broken = ("the step %r (%s) needs root and changes the cluster: the rest of the "
+                           "set replays only as root" % (step.command, step.why))
 
     def _wait(self, env: FidelityEnv, step: Wait) -> None:
         job = self.jobs.to_fake_command(step.job)
@@ -194,8 +211,13 @@ class Replayer:
             env = self._environment()
         except RuntimeError as err:
             return Outcome(case, "error", detail=str(err))
+        if self.broken is not None:
+            return Outcome(case, "skip", detail=self.broken)
         reason = env.skip_reason(case.user)
         if reason is not None:
+            if case.log is None and case.name not in SKIPPABLE and not is_read_only(case.command):
+                self.broken = ("%s (%s) was skipped and changes the cluster: the rest of the set "
+                               "replays only as root" % (case.name, reason))
             return Outcome(case, "skip", detail=reason)
         if case.name in self._mark_names:
             self.marks[case.name] = self._log_sizes(env)
