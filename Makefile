@@ -2,13 +2,17 @@
 VENV ?= .venv
 PY = $(VENV)/bin/python
 
-.PHONY: venv test lint typecheck fidelity bench psij-upstream clean
+.PHONY: venv test fast lint typecheck fidelity bench psij-upstream clean
 
 venv:
 	python3 -m venv $(VENV) && $(VENV)/bin/pip install -q -e '.[test]'
 
 test:
 	$(VENV)/bin/pytest --executors=pbspro
+
+# The fast loop: every test that starts no fake daemon (tests/conftest.py marks the others).
+fast:
+	$(VENV)/bin/pytest -m "not cluster" -q
 
 lint:
 	$(VENV)/bin/flake8 --max-line-length 100 psijpbs fake_pbs tests bench examples tools
