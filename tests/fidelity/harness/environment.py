@@ -16,8 +16,9 @@ The capture ran on host ``vm``: server and one node ``vm`` (ncpus=2), users ``pb
 * job scripts go to the user's home, hook files to a temporary directory standing for
   ``/srv/hooks``; ``/var/spool/pbs`` in commands is rewritten to the fake's home layout.
 
-Without root, every command runs as the invoking user (standing for ``pbsuser``) and the cases
-of other users are skipped.
+Without root, every command runs as the invoking user (standing for ``pbsuser``, with a scratch
+home ``/tmp/fphXXXXX`` so that the user's own home is never written) and the cases of other users
+are skipped.
 """
 import atexit
 import os
@@ -114,6 +115,7 @@ class FidelityEnv:
         self.hooks = self.workdir / "hooks"
         self.bin_shim = _unique_path("/tmp/fpb", len("/opt/pbs/bin"))
         self.sbin_shim = _unique_path("/tmp/fps", len("/opt/pbs/sbin"))
+        self.home_shim = _unique_path("/tmp/fph", len("/home/pbsuser"))
         self.accounts = self._accounts()
         self.started = False
         atexit.register(self.stop)  # even when the test session dies before its finalizers
@@ -130,8 +132,13 @@ class FidelityEnv:
                 entry = me
             else:
                 continue
-            accounts[golden] = Account(golden, entry.pw_name, entry.pw_uid, entry.pw_gid,
-                                       entry.pw_dir)
+            home = entry.pw_dir
+            if not self.is_root:
+                # The invoking user's own home is never written: a scratch home stands for
+                # /home/pbsuser (scripts, submissions, output files), of the same length so that
+                # qstat -f wraps PBS_O_HOME and PBS_O_WORKDIR at the same columns.
+                home = str(self.home_shim)
+            accounts[golden] = Account(golden, entry.pw_name, entry.pw_uid, entry.pw_gid, home)
         return accounts
 
     def skip_reason(self, golden_user: str) -> Optional[str]:
@@ -163,6 +170,7 @@ class FidelityEnv:
 
     def _prepare_home(self, account: Account) -> None:
         home = Path(account.home)
+        home.mkdir(mode=0o755, exist_ok=True)
         if (home / USER_MARKER).exists():
             for entry in home.iterdir():  # a created test user: start from a clean home
                 if not entry.name.startswith("."):
@@ -213,7 +221,7 @@ class FidelityEnv:
                     break
                 time.sleep(0.4)
             self.started = False
-        for shim in (self.bin_shim, self.sbin_shim):
+        for shim in (self.bin_shim, self.sbin_shim, self.home_shim):
             if shim.is_symlink():
                 shim.unlink()
             elif shim.is_dir():
