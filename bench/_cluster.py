@@ -38,8 +38,10 @@ def _tree_cpu(pid: int) -> float:
     try:
         with open("/proc/%d/stat" % pid, "rb") as handle:
             fields = handle.read().rsplit(b") ", 1)[1].split()
-        with open("/proc/%d/task/%d/children" % (pid, pid), "rb") as handle:
-            children = [int(c) for c in handle.read().split()]
+        children: List[int] = []
+        for task in os.listdir("/proc/%d/task" % pid):  # a thread may have started a child
+            with open("/proc/%d/task/%s/children" % (pid, task), "rb") as handle:
+                children += [int(c) for c in handle.read().split()]
     except OSError:
         return 0.0
     own = sum(int(f) for f in fields[11:15]) / tick  # utime stime cutime cstime
