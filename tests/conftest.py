@@ -48,15 +48,26 @@ def _executor_params(config: pytest.Config) -> List[ExecutorTestParams]:
 # Fixtures that start fake daemons (their conftests: tests/server, tests/executor, tests/mom,
 # tests/hooks, tests/preempt, tests/reliability, tests/fidelity).
 CLUSTER_FIXTURES = frozenset((
-    "fake_cluster", "fake_pbs", "node1", "rig", "hook_cluster", "hc", "preempt_cluster",
+    "fake_cluster", "fake_pbs", "node1", "hook_cluster", "hc", "preempt_cluster",
     "fidelity_replayer", "big", "quick"))
+# ``rig`` starts daemons where these conftests define it (elsewhere a module's own rig may not).
+CLUSTER_RIGS = frozenset(("tests/mom", "tests/preempt", "tests/reliability"))
+
+
+def _starts_daemons(item: pytest.Item) -> bool:
+    names = set(getattr(item, "fixturenames", ()))
+    if CLUSTER_FIXTURES.intersection(names):
+        return True
+    info = getattr(item, "_fixtureinfo", None)
+    defs = info.name2fixturedefs.get("rig", ()) if info is not None and "rig" in names else ()
+    return bool(defs) and defs[-1].baseid in CLUSTER_RIGS
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item]) -> None:
     is_root = os.geteuid() == 0
     skip_root = pytest.mark.skip(reason="needs root (runs jobs as other users)")
     for item in items:
-        if CLUSTER_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+        if _starts_daemons(item):
             item.add_marker(pytest.mark.cluster)
         if not is_root and item.get_closest_marker("root") is not None:
             item.add_marker(skip_root)
