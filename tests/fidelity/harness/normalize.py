@@ -119,7 +119,13 @@ class Normalizer:
         pairs.sort(key=lambda pair: len(pair[0]), reverse=True)
         self._literals: List[Tuple[Pattern[str], str]] = [
             (wrap_tolerant(a) if len(a) >= 4 else re.compile(r"\b%s\b" % re.escape(a)), b)
-            for a, b in pairs]
+            for a, b in pairs if "/" in a]
+        # User names (no "/"): a stand-in of another length than the transcript's user shifts
+        # the columns of qstat's tables, so the run of spaces after it is adjusted too.
+        self._names: List[Tuple[Pattern[str], str]] = [
+            (re.compile((wrap_tolerant(a).pattern if len(a) >= 4
+                         else r"\b%s\b" % re.escape(a)) + "( *)"), b)
+            for a, b in pairs if "/" not in a]
         names = sorted({n for n in list(host_names) + [server_name] if n and n != golden_server},
                        key=len, reverse=True)
         self._hosts: Optional[Pattern[str]] = (
@@ -130,6 +136,8 @@ class Normalizer:
         """Stage 1 on the fake's output: machine-specific strings and job numbers."""
         for pattern, replacement in self._literals:
             text = pattern.sub(_literal(replacement), text)
+        for pattern, replacement in self._names:
+            text = pattern.sub(_aligned(replacement), text)
         if self._hosts is not None:
             text = self._hosts.sub(self.golden_server, text)
         if jobs is not None:
@@ -147,3 +155,15 @@ class Normalizer:
 
 def _literal(replacement: str) -> Callable[[Match[str]], str]:
     return lambda _match: replacement
+
+
+def _aligned(replacement: str) -> Callable[[Match[str]], str]:
+    """``replacement`` for a user name, keeping a table's next column where it was: a run of
+    two or more spaces after the name (a padded column) absorbs the difference in length."""
+    def sub(match: Match[str]) -> str:
+        spaces = match.group(match.lastindex or 0) if match.lastindex else ""
+        width = len(spaces) - (len(replacement) - (len(match.group(0)) - len(spaces)))
+        if len(spaces) >= 2 and width >= 1:
+            spaces = " " * width
+        return replacement + spaces
+    return sub
