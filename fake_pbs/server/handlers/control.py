@@ -6,11 +6,11 @@ k09 (qmove), k12/k13 (deleting subjobs and queued jobs).
 import time
 from typing import Any, Dict, List
 
-from fake_pbs.model import states as st
-from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADSTATE, PBSE_IVALREQ, PBSE_MODATRRUN,
+from fake_pbs.model import job_attrs, states as st
+from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADSTATE, PBSE_IVALREQ,
                                    PBSE_PERM, PBSE_UNKQUE, PbsError)
 from fake_pbs.server import hookpoints, lifecycle, resourcing
-from fake_pbs.server.handlers.common import find_job, require_owner
+from fake_pbs.server.handlers.common import caller_level, find_job, require_owner
 from fake_pbs.server.handlers.registry import Context, handler
 from fake_pbs.server.logs import DEBUG2
 
@@ -183,11 +183,6 @@ def movejob(ctx: Context, request: Dict[str, Any]) -> None:
 
 
 # -- qalter -----------------------------------------------------------------------------------
-_RUNNING_ALTERABLE = frozenset(("Job_Name", "Resource_List.walltime", "Resource_List.soft_walltime",
-                                "comment", "Hold_Types", "Mail_Points", "Mail_Users",
-                                "Account_Name", "project", "Priority"))
-
-
 def _seconds(value: str) -> int:
     total = 0
     for part in value.split(":"):
@@ -202,16 +197,16 @@ def alterjob(ctx: Context, request: Dict[str, Any]) -> None:
     raw = request.get("attrs") or {}
     if not isinstance(raw, dict):
         raise PbsError(PBSE_IVALREQ)
-    changes: Dict[str, str] = {str(k): str(v) for k, v in raw.items()}
     running = job.get("job_state") in st.ACTIVE_STATES
+    # Names, rights and the running rule come from the attribute table (model/job_attrs.py);
+    # a resource's own rule (walltime may only shrink for a user) is resourcing's.
+    changes = job_attrs.check_alter({str(k): str(v) for k, v in raw.items()},
+                                    caller_level(ctx), running)
     custom = ctx.app.state.objects.get("resource", {})
     for name, value in changes.items():
         if name.startswith("Resource_List."):
             resource = name.split(".", 1)[1]
             changes[name] = value = resourcing.verify(resource, value, custom)
-        if running and name not in _RUNNING_ALTERABLE:
-            raise PbsError(PBSE_MODATRRUN,
-                           "Cannot modify attribute while job running  %s" % name)
         if running and name == "Resource_List.walltime" and not ctx.caller.manager:
             old = job.get(name)
             if old is None or _seconds(value) > _seconds(old):

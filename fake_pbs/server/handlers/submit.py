@@ -10,11 +10,11 @@ import os
 import re
 from typing import Any, Dict, List, Optional
 
-from fake_pbs.model import states as st
+from fake_pbs.model import job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADUSER, PBSE_IVALREQ, PBSE_QUENODFLT,
                                    PBSE_QUNOENB, PBSE_UNKQUE, PbsError)
 from fake_pbs.server import depend, hookpoints, jobids, lifecycle, resourcing
-from fake_pbs.server.handlers.common import is_true
+from fake_pbs.server.handlers.common import caller_level, is_true
 from fake_pbs.server.handlers.registry import Context, handler
 
 Job = Dict[str, Any]
@@ -101,7 +101,10 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     check_root(ctx)
     host = str(request.get("host") or app.host)
     cwd = str(request.get("cwd") or "/")
-    queue = resolve_queue(ctx, attrs.pop("queue", None) or attrs.pop("destination", None))
+    destination = attrs.pop("queue", None)
+    destination = attrs.pop("destination", None) or destination
+    attrs = job_attrs.check_submit(attrs, caller_level(ctx))
+    queue = resolve_queue(ctx, destination)
     resources = split_resources(ctx, attrs)
     for key, value in app.state.queues[queue].items():
         if key.startswith("resources_default."):
