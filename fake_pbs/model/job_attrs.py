@@ -158,6 +158,25 @@ JOB_ATTRS: Dict[str, Tuple[str, int, Optional[Callable[[str], str]]]] = {
 RUNNING_RESOURCES = frozenset(("cput", "walltime", "soft_walltime", "min_walltime",
                                "max_walltime"))
 
+#: What a subjob takes from its array parent when it is made (array_func.c's copy list): no
+#: Checkpoint, Hold_Types, depend, Execution_Time, Submit_arguments, max_run_subjobs or array
+#: bookkeeping (j02g).  ``schedselect`` is derived from Resource_List on enqueue, as in PBS.
+SUBJOB_COPIED = frozenset((
+    "Job_Name", "Job_Owner", "resources_used", "job_state", "queue", "server", "Account_Name",
+    "ctime", "Error_Path", "group_list", "Join_Path", "Keep_Files", "mtime", "Mail_Points",
+    "Mail_Users", "no_stdio_sockets", "Output_Path", "Priority", "qtime", "Remove_Files",
+    "Rerunable", "Resource_List", "session_id", "Shell_Path_List", "sandbox", "jobdir",
+    "stagein", "stageout", "substate", "User_List", "Variable_List", "euser", "egroup",
+    "hashname", "etime", "umask", "run_count", "eligible_time", "executable", "argument_list",
+    "reserve_ID", "project", "tolerate_node_failures", "Submit_Host", "schedselect",
+))
+
+
+def subjob_copies(name: str) -> bool:
+    """Whether a subjob starts with its parent's ``name`` (private fields: always)."""
+    return name.startswith("_") or name.partition(".")[0] in SUBJOB_COPIED
+
+
 #: Request parameters that travel among a submission's attributes: the destination queue.
 DESTINATION = ("queue", "destination")
 
