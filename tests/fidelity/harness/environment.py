@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from .cases import DATA_DIR, set_dir
+from .homelock import HomeLock
 
 REPO = Path(__file__).resolve().parents[3]
 FAKE_BIN = REPO / "fake_pbs" / "bin"
@@ -115,6 +116,7 @@ class FidelityEnv:
         self.sbin_shim = _unique_path("/tmp/fps", len("/opt/pbs/sbin"))
         self.accounts = self._accounts()
         self.started = False
+        self.locked = False
         atexit.register(self.stop)  # even when the test session dies before its finalizers
 
     # ---- users -------------------------------------------------------------------------------
@@ -149,6 +151,10 @@ class FidelityEnv:
             for path in source.iterdir():
                 if path.is_file():
                     shutil.copy(path, self.hooks / path.name)
+        user = self.accounts.get("pbsuser")
+        if self.is_root and self.users_problem is None and user is not None:
+            HomeLock.acquire(user.home, user.uid, user.gid)  # the homes are shared: homelock.py
+            self.locked = True
         for account in self.accounts.values():
             if account.golden != "root":
                 self._prepare_home(account)
@@ -219,6 +225,9 @@ class FidelityEnv:
                 shutil.rmtree(shim, ignore_errors=True)
         if self.workdir.exists():
             shutil.rmtree(self.workdir, ignore_errors=True)
+        if self.locked:
+            self.locked = False
+            HomeLock.release()
 
     # ---- commands ----------------------------------------------------------------------------
 
