@@ -8,6 +8,7 @@ order; ``resources_*`` and ``default_chunk`` take ``.<resource>`` suffixes.
 from typing import Dict, List, Optional, Tuple
 
 from fake_pbs.model.errors import PBSE_ATTRRO, PBSE_BADATVAL, PBSE_NOATTR, PbsError
+from fake_pbs.model.qmgr_sched import check_sched_value
 
 BOOL = "bool"
 INT = "int"
@@ -160,6 +161,9 @@ def normalize(objtype: str, name: str, value: str) -> str:
         raise PbsError(PBSE_NOATTR)
     if RO in attr[2]:
         raise PbsError(PBSE_ATTRRO)
+    if objtype == "sched":
+        # the scheduler's ECL value checks (verify_value_preempt_order, ...): qmgr_sched.py
+        check_sched_value(attr[0], value)
     kind = attr[1]
     if kind == BOOL:
         low = value.lower()
