@@ -20,6 +20,7 @@ Without root, every command runs as the invoking user (standing for ``pbsuser``)
 of other users are skipped.
 """
 import atexit
+import json
 import os
 import pwd
 import random
@@ -49,6 +50,8 @@ GOLDEN_PATH_TAIL = ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bi
 GOLDEN_SPOOL = "/var/spool/pbs"
 GOLDEN_HOOKS = "/srv/hooks"
 COMMAND_TIMEOUT = 120.0
+# The first job number of each capture (fidelity README; jobids.py).
+FIRST_JOB_SEQ = {"release": 0, "extra": 323}
 
 
 @dataclass
@@ -193,6 +196,11 @@ class FidelityEnv:
     def start(self) -> None:
         root = self.accounts.get("root") or self.accounts["pbsuser"]
         self.started = True  # from here on, stop() must clean up even if start fails half-way
+        # Number jobs from the capture's first number, so that job ids have the capture's width
+        # and fixed-width columns (qstat's default table) line up as they did.
+        self.home.mkdir(mode=0o755, exist_ok=True)
+        (self.home / "cluster.json").write_text(
+            json.dumps({"first_job_seq": FIRST_JOB_SEQ.get(self.set_name, 0)}))
         done = subprocess.run(
             [sys.executable, str(FAKE_BIN / "fake-pbs"), "start", "--server-name",
              self.server_name, "--host", CAPTURE_HOST, "--pace", "pbs"],
