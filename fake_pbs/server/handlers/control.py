@@ -3,13 +3,14 @@
 Errors and effects follow the golden transcripts c01-c10 (qdel), k01/k02 (holds), k05 (qalter),
 k09 (qmove), k12/k13 (deleting subjobs and queued jobs).
 """
+import re
 import time
 from typing import Any, Dict, List
 
 from fake_pbs.model import job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADSTATE, PBSE_IVALREQ,
-                                   PBSE_PERM, PBSE_UNKQUE, PbsError)
-from fake_pbs.server import hookpoints, lifecycle, resourcing
+                                   PBSE_PERM, PBSE_UNKJOBID, PBSE_UNKQUE, PbsError)
+from fake_pbs.server import hookpoints, jobids, lifecycle, resourcing
 from fake_pbs.server.handlers.common import caller_level, find_job, require_owner
 from fake_pbs.server.handlers.registry import Context, handler
 from fake_pbs.server.logs import DEBUG2
@@ -21,9 +22,37 @@ EXIT_BY_SIGNAL = {False: 271, True: 265}
 
 
 # -- qdel -------------------------------------------------------------------------------------
+_SUBJOB_RANGE = re.compile(r"^(\d+)\[(\d+)-(\d+)(?::(\d+))?\](?:\.(.*))?$")
+
+
 @handler("deljob")
 def deljob(ctx: Context, request: Dict[str, Any]) -> None:
-    job = find_job(ctx, request, history=True)
+    raw = request.get("id")
+    span = _SUBJOB_RANGE.match(raw.strip()) if isinstance(raw, str) else None
+    if span is not None:
+        _delete_range(ctx, request, span)
+        return None
+    _delete(ctx, find_job(ctx, request, history=True), request)
+    return None
+
+
+def _delete_range(ctx: Context, request: Dict[str, Any], span: "re.Match[str]") -> None:
+    """``qdel N[3-4]``: each subjob of the range that is not over yet (k12e: rc 0, the
+    queued one expires, the running ones are signalled)."""
+    seq, first, last = int(span.group(1)), int(span.group(2)), int(span.group(3))
+    step = int(span.group(4) or 1)
+    server = ctx.app.server_name
+    parent = ctx.app.state.jobs.get(jobids.make(seq, server, array=True))
+    if parent is None or first > last or step < 1:
+        raise PbsError(PBSE_UNKJOBID)
+    require_owner(ctx, parent)
+    for index in range(first, last + 1, step):
+        child = ctx.app.state.jobs.get(jobids.make(seq, server, index=index))
+        if child is not None and child.get("job_state") not in st.HISTORY_STATES:
+            _delete(ctx, child, request)
+
+
+def _delete(ctx: Context, job: Job, request: Dict[str, Any]) -> None:
     if job.get("job_state") in st.HISTORY_STATES:
         if not request.get("purge"):
             raise lifecycle_finished()

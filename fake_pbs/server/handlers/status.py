@@ -38,7 +38,10 @@ def _array_view(ctx: Context, job: Job) -> Job:
             counts["Running"] += 1
         elif state == st.EXITING:
             counts["Exiting"] += 1
-        else:
+        elif "stime" not in child:
+            # PBS's tracking table counts as Expired the subjobs that ended without running
+            # (deleted while queued); those that ran are counted nowhere once over (j03: 3 ran,
+            # Expired:0; k12d/k12f/k12j/k12n: one or two deleted queued, Expired:1/2)
             counts["Expired"] += 1
     view = dict(job)
     view["array_state_count"] = " ".join("%s:%d" % kv for kv in counts.items())
