@@ -7,6 +7,7 @@ order; ``resources_*`` and ``default_chunk`` take ``.<resource>`` suffixes.
 """
 from typing import Dict, List, Optional, Tuple
 
+from fake_pbs.model import node_states
 from fake_pbs.model.errors import PBSE_ATTRRO, PBSE_BADATVAL, PBSE_NOATTR, PbsError
 from fake_pbs.model.qmgr_sched import check_sched_value
 
@@ -17,6 +18,7 @@ STR = "str"
 LIST = "list"  # comma list of names (acl/managers): print writes one "+=" line per item
 RESC = "resc"  # a resource container: name.<resource>
 ENUM = "enum"  # one of ENUMS[name], given as a case-insensitive prefix (verify_value_queue_type)
+NSTATE = "nstate"  # a vnode's state names, kept in PBS's order (model/node_states.py)
 ENTITY = "entity"  # entity limits ``[u:name=N],[g:PBS_GENERIC=N]`` (decode_entlim), N a long
 
 RO = "ro"          # read only: set/unset refused
@@ -69,7 +71,7 @@ QUEUE: Tuple[AttrDef, ...] = (
 
 NODE: Tuple[AttrDef, ...] = (
     ("Mom", STR, NOPRINT), ("Port", INT, NOPRINT), ("pbs_version", STR, RO + NOPRINT),
-    ("ntype", STR, RO + NOPRINT), ("state", STR, ""), ("pcpus", INT, RO + NOPRINT),
+    ("ntype", STR, RO + NOPRINT), ("state", NSTATE, ""), ("pcpus", INT, RO + NOPRINT),
     ("jobs", STR, RO + NOPRINT), ("resources_available", RESC, ""),
     ("resources_assigned", RESC, RO + NOPRINT), ("comment", STR, ""), ("queue", STR, ""),
     ("priority", INT, ""), ("resv_enable", BOOL, ""), ("sharing", STR, NOPRINT),
@@ -181,6 +183,8 @@ def normalize(objtype: str, name: str, value: str) -> str:
         return _normalize_time(value)
     if kind == ENUM:
         return _enum(attr[0], value)
+    if kind == NSTATE:
+        return node_states.compose(split_list(value))
     if kind == ENTITY:
         return _entity(value)
     return value
@@ -236,6 +240,12 @@ def apply_op(objtype: str, name: str, op: str, old: Optional[str], value: str) -
     attr = find(objtype, name)
     if op == "=" or attr is None:
         return new
+    if attr[1] == NSTATE:
+        current = [f for f in (old or "").split(",") if f]
+        items = split_list(new)
+        if op == "+=":
+            return node_states.compose(current + items)
+        return node_states.compose(f for f in current if f not in items)
     if attr[1] in (LIST, STR, ENTITY):
         current = split_list(old or "")
         items = split_list(new)

@@ -129,3 +129,15 @@ def test_qmgr_bad_values(objtype: str, name: str, value: str) -> None:
     """Values of the wrong type or outside an enumeration: 15014 (qmgr prints PBS's
     ``Illegal attribute or resource value``, d08e's format)."""
     assert code_of(qmgr_attrs.normalize, objtype, name, value) == 15014
+
+
+@pytest.mark.parametrize(("old", "op", "value", "state"), [
+    ("job-busy", "+=", "offline", "offline,job-busy"),
+    ("offline,job-busy", "-=", "offline", "job-busy"),
+    ("free", "+=", "offline", "offline"), ("offline", "-=", "offline", "free"),
+    ("down,job-busy", "+=", "offline", "down,offline,job-busy"),
+])
+def test_node_state_order(old: str, op: str, value: str, state: str) -> None:
+    """A vnode's state names are written in PBS's table order (attr_node_func.c ns[]): a node
+    taken offline while it runs a job is ``offline,job-busy`` (pbsnodes -l prints it so)."""
+    assert qmgr_attrs.apply_op("node", "state", op, old, value) == state
