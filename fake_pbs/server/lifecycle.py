@@ -387,7 +387,7 @@ def note_termination(job: Job) -> None:
 def _comment_suffix(job: Job, status: int) -> str:
     deleted_by = job.get("_deleted_by")
     if deleted_by is not None:
-        return "and terminated by %s" % deleted_by if deleted_by else "and terminated"
+        return "and terminated by %s" % deleted_by  # "" for a subjob of a deleted array
     if status == WALLTIME_KILLED:
         return "and exceeded resource walltime"
     if status == LOST_RUN and job.get("_exception"):

@@ -5,7 +5,7 @@ k09 (qmove), k12/k13 (deleting subjobs and queued jobs).
 """
 import re
 import time
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
 from fake_pbs.model import job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADSTATE, PBSE_IVALREQ,
@@ -87,9 +87,9 @@ def _purge(ctx: Context, job: Job) -> None:
         ctx.app.state.save_job(jobid)
 
 
-def delete_one(ctx: Context, job: Job, force: bool) -> None:
+def delete_one(ctx: Context, job: Job, force: bool, requestor: Optional[str] = None) -> None:
     app = ctx.app
-    job["_deleted_by"] = ctx.caller.name
+    job["_deleted_by"] = ctx.caller.name if requestor is None else requestor
     if job.get("job_state") in st.ACTIVE_STATES:
         signal = KILL_SIGNALS[force]
         try:
@@ -130,7 +130,9 @@ def delete_array(ctx: Context, parent: Job, force: bool) -> None:
                 if c.get("job_state") not in st.HISTORY_STATES]
     for child in children:
         if child.get("job_state") in st.ACTIVE_STATES:
-            delete_one(ctx, child, force)
+            # killed with the whole array: PBS names no requestor in the subjob's comment,
+            # "... and terminated by " (k12j, k12n)
+            delete_one(ctx, child, force, requestor="")
         else:
             child["Exit_status"] = "1"
             child["comment"] = "Subjob finished"
