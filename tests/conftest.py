@@ -50,17 +50,20 @@ def _executor_params(config: pytest.Config) -> List[ExecutorTestParams]:
 CLUSTER_FIXTURES = frozenset((
     "fake_cluster", "fake_pbs", "node1", "hook_cluster", "hc", "preempt_cluster",
     "fidelity_replayer", "big", "quick"))
-# ``rig`` starts daemons where these conftests define it (elsewhere a module's own rig may not).
-CLUSTER_RIGS = frozenset(("tests/mom", "tests/preempt", "tests/reliability"))
+# A fixture named ``rig`` starts daemons (tests/mom, preempt, reliability, security...) except
+# where these modules define their own.
+QUIET_RIGS = frozenset(("tests/cli/test_wrapper_interpreter.py",))
 
 
 def _starts_daemons(item: pytest.Item) -> bool:
     names = set(getattr(item, "fixturenames", ()))
     if CLUSTER_FIXTURES.intersection(names):
         return True
+    if "rig" not in names:
+        return False
     info = getattr(item, "_fixtureinfo", None)
-    defs = info.name2fixturedefs.get("rig", ()) if info is not None and "rig" in names else ()
-    return bool(defs) and defs[-1].baseid in CLUSTER_RIGS
+    defs = info.name2fixturedefs.get("rig", ()) if info is not None else ()
+    return not defs or defs[-1].baseid not in QUIET_RIGS
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: List[pytest.Item]) -> None:
