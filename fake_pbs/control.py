@@ -2,7 +2,7 @@
 
     fake-pbs start [--server-name NAME] [--host NAME[:ncpus=N][:mem=SIZE][:ngpus=G]]...
     fake-pbs stop [--now] | status | env | restart | kill server | kill mom HOST
-    fake-pbs fault HOST fork|join|jobdir|comm|slow | fake-pbs fault clear [HOST]
+    fake-pbs fault HOST fork|join|jobdir|comm|slow|bottomup | fake-pbs fault clear [HOST]
 
 ``start`` writes ``cluster.json`` (when options are given or none exists), starts whichever of the
 server and the moms are not running, detached, and waits until each answers.  ``stop`` asks the
@@ -380,7 +380,7 @@ def status(home: Path) -> Dict[str, Any]:
     return report
 
 
-FAULTS = ("fork", "join", "jobdir", "comm", "slow")
+FAULTS = ("fork", "join", "jobdir", "comm", "slow", "bottomup")
 
 
 def fault(home: Path, host: str, name: str) -> List[str]:
@@ -438,7 +438,7 @@ def _parser() -> argparse.ArgumentParser:
     kill_p.add_argument("what", choices=("server", "mom"))
     kill_p.add_argument("host", nargs="?", default="")
     fault_p = sub.add_parser("fault", help="inject a fault into one mom: fake-pbs fault HOST "
-                                           "fork|join|jobdir|comm|slow; "
+                                           "fork|join|jobdir|comm|slow|bottomup; "
                                            "fake-pbs fault clear [HOST]")
     fault_p.add_argument("target", help="a host name, or clear")
     fault_p.add_argument("arg", nargs="?", default="", help="the fault (or, after clear, a host)")

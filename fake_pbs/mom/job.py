@@ -24,9 +24,10 @@ from fake_pbs.mom.delivery import deliver
 from fake_pbs.mom.durable import read_json, write_json
 from fake_pbs.mom.environment import nodefile_lines
 from fake_pbs.mom.eventlog import EventLog
+from fake_pbs.mom.faults import BOTTOM_UP_GAP
 from fake_pbs.mom.launch import build_launch
 from fake_pbs.mom.layout import JobLayout
-from fake_pbs.mom.procs import same_process_alive, signal_session
+from fake_pbs.mom.procs import same_process_alive, signal_session, signal_session_bottom_up
 from fake_pbs.mom.signals import RESUME, SUSPEND, TERMJOB, signal_number
 from fake_pbs.mom.sisters import JOB_EXEC_RETRY, join_all, join_failure_code, sister_request
 from fake_pbs.mom.streams import deliveries, job_streams
@@ -410,7 +411,10 @@ class MomJob:
             if not self._term_sent:
                 self._term_sent = True
                 self.ctx.log.job(self.jobid, "kill_job")
-                signal_session(sid, signal.SIGTERM)
+                if self.ctx.faults.armed("bottomup"):
+                    signal_session_bottom_up(sid, signal.SIGTERM, BOTTOM_UP_GAP)
+                else:
+                    signal_session(sid, signal.SIGTERM)
             delay = float(self.job.get("kill_delay", DEFAULT_KILL_DELAY))
             if not self._kill_sent and self.ctx.clock() - float(kill["at"]) >= delay:
                 if signal_session(sid, signal.SIGKILL):

@@ -1,5 +1,6 @@
-"""End to end: real jobs submitted through PSI/J's ``pbspro`` executor to the fake PBS cluster
-(``fake_pbs/bin`` first on PATH, as users do). Each test names the PBS/PSI/J behaviour it pins.
+"""End to end: real jobs submitted through PSI/J's ``pbspro`` executor to a PBS: the fake
+cluster (``fake_pbs/bin`` first on PATH, as users do) or, with ``--real-pbs``, the PBS on PATH
+(conftest.py, pbs_site.py). Each test names the PBS/PSI/J behaviour it pins.
 """
 from datetime import timedelta
 from pathlib import Path
@@ -8,22 +9,14 @@ from typing import Any, Iterator, List, Optional
 import pytest
 from psij import Job, JobAttributes, JobExecutor, JobSpec, JobState, ResourceSpecV1
 
+from pbs_site import PbsSite
 from psijpbs.config import PBSProExecutorConfig
-
-_ROOT = Path(__file__).resolve().parents[2]
-if not (_ROOT / 'fake_pbs' / 'control.py').exists():  # pragma: no cover
-    pytest.skip('fake_pbs/control.py does not exist yet: no fake cluster to run jobs on',
-                allow_module_level=True)
-
-# The fake cluster plugin's fixtures (one cluster per session, reset per test, PATH set).
-from fake_pbs.testing import FakeCluster, fake_cluster, fake_pbs  # noqa: E402,F401
 
 WAIT = timedelta(seconds=60)
 
 
 @pytest.fixture
-def executor(execparams: object, fake_pbs: FakeCluster,  # noqa: F811
-             tmp_path: Path) -> Iterator[JobExecutor]:
+def executor(execparams: object, pbs: PbsSite, tmp_path: Path) -> Iterator[JobExecutor]:
     """A pbspro executor (through psij's registry) with its work dir in tmp, polling fast."""
     config = PBSProExecutorConfig(work_directory=tmp_path / 'psij-work',
                                   queue_polling_interval=2, min_queue_polling_interval=0.2,
@@ -128,10 +121,12 @@ def test_directory(execparams: object, executor: JobExecutor, tmp_path: Path) ->
     assert job.status.message is not None and 'missing' in job.status.message
 
 
-def test_multi_node_select(execparams: object, executor: JobExecutor, tmp_path: Path) -> None:
+def test_multi_node_select(execparams: object, executor: JobExecutor, tmp_path: Path,
+                           pbs: PbsSite) -> None:
     """user_guide test_resourcespec: node_count=2, processes_per_node=2 renders
     select=2:ncpus=2:mpiprocs=2 with place=scatter; PBS accepts and runs it, and
     $PSIJ_NODEFILE has one line per process."""
+    pbs.require_nodes(2, 2)
     out = tmp_path / 'nodes.txt'
     spec = _spec(execparams, '/bin/bash', ['-c', 'wc -l < "$PSIJ_NODEFILE"'], stdout_path=out,
                  resources=ResourceSpecV1(node_count=2, processes_per_node=2),
@@ -153,11 +148,11 @@ def test_list_right_after_submit(execparams: object, executor: JobExecutor) -> N
 
 
 def test_attach_unknown_id_fails(execparams: object, executor: JobExecutor,
-                                 fake_pbs: FakeCluster) -> None:  # noqa: F811
+                                 pbs: PbsSite) -> None:
     """attach to an id PBS never had (qstat: Unknown Job Id, rc 153) -> FAILED, not
     COMPLETED."""
     job = Job()
-    executor.attach(job, '99999.' + fake_pbs.server_name)
+    executor.attach(job, '99999.' + pbs.server_name)
     status = job.wait(timeout=WAIT)
     assert status is not None and status.state == JobState.FAILED, job.status
     assert status.message is not None and 'no longer knows' in status.message
@@ -179,11 +174,12 @@ def test_attach_to_submitted_job(execparams: object, executor: JobExecutor) -> N
 
 
 def test_without_job_history(execparams: object, executor: JobExecutor,
-                             fake_pbs: FakeCluster) -> None:  # noqa: F811
+                             pbs: PbsSite) -> None:
     """job_history_enable = False (the real default): finished jobs vanish and qstat -x says
     'Unknown Job Id' (rc 153, as payu#865 shows). Outcomes still come from the .ec files:
     COMPLETED and FAILED(3), not 'all jobs failed to poll' as with psij's built-in pbs."""
-    done = fake_pbs.run(['qmgr', '-c', 'set server job_history_enable = False'])
+    fake = pbs.require_manager('turn job history off')
+    done = fake.run(['qmgr', '-c', 'set server job_history_enable = False'])
     assert done.returncode == 0, done.stderr
     ok = Job(_spec(execparams, '/bin/true'))
     bad = Job(_spec(execparams, '/bin/bash', ['-c', 'exit 3']))
@@ -203,6 +199,34 @@ def test_walltime_exceeded(execparams: object, executor: JobExecutor) -> None:
     job = _run(executor, spec)
     assert job.status.state == JobState.FAILED, job.status
     assert job.status.message is not None and 'walltime' in job.status.message, job.status
+
+
+def test_walltime_kill_children_first(execparams: object, executor: JobExecutor,
+                                      pbs: PbsSite, tmp_path: Path) -> None:
+    """Real PBS signals a walltime kill bottom-up (kill_task: the job's children first, its
+    shell last), so the shell may see its child die of SIGTERM and write an .ec of 143 before
+    it is signalled itself (issue 12: 1 of 9 walltime kills on OpenPBS 23.06.06). The fake's
+    ``bottomup`` fault reproduces that order with a gap; the job is still FAILED with PBS's
+    walltime message (Exit_status -29, transcript b08c), not exit code 143."""
+    fake = pbs.require_fake("the fake's bottomup kill order")
+    from fake_pbs import control
+    for host in fake.hosts:
+        control.fault(fake.home, str(host['name']), 'bottomup')
+    try:
+        # The race is there: the shell outlives its child's SIGTERM and records it.
+        probe = tmp_path / 'probe.ec'
+        jobid = fake.qsub('sleep 60; echo $? > %s' % probe, '-l', 'walltime=2')
+        attrs = fake.wait(jobid, timeout=60)
+        assert attrs.get('Exit_status') == '-29', attrs
+        assert probe.read_text().strip() == '143'
+        spec = _spec(execparams, '/bin/sleep', ['60'],
+                     attributes=JobAttributes(duration=timedelta(seconds=2)))
+        job = _run(executor, spec)
+    finally:
+        control.clear_faults(fake.home)
+    assert job.status.state == JobState.FAILED, job.status
+    assert job.status.message is not None and 'walltime' in job.status.message, job.status
+    assert job.status.exit_code == -29, job.status
 
 
 def test_inline_and_script_launchers_agree(execparams: object, executor: JobExecutor,

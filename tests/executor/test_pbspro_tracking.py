@@ -10,7 +10,7 @@ from psijpbs import commands
 from psijpbs.commands import CommandResult
 from psijpbs.executor import PBSProJobExecutor
 from psijpbs.poller import PBSProPoller
-from psijpbs.qstat_output import JobReport, QstatResult
+from psijpbs.qstat_output import JobReport, QstatResult, parse_qstat
 from psijpbs.tracking import StatusTracker
 
 
@@ -87,6 +87,21 @@ def test_exit_code_file_wins_over_exit_status() -> None:
     finished = QstatResult(jobs={'5.vm': JobReport('5.vm', 'F', 92, 0)})
     status = files.tracker().decide('5.vm', finished)
     assert status is not None and status.state == JobState.FAILED and status.exit_code == 7
+
+
+def test_walltime_kill_wins_over_exit_code_file() -> None:
+    """Transcript b08c (Exit_status -29, comment "... exceeded resource walltime"): the mom
+    signals the job's children before its shell, so the shell may still write an .ec of 143
+    (its child's SIGTERM); PBS's walltime account wins over it (issue 12, 1 of 9 real runs)."""
+    case = transcript('b08c')
+    finished = parse_qstat(int(case['exit_code']), str(case['stdout']))
+    (native_id,) = finished.jobs
+    files = Files()
+    files.ec[native_id] = '143\n'
+    status = files.tracker().decide(native_id, finished)
+    assert status is not None and status.state == JobState.FAILED, status
+    assert status.exit_code == -29
+    assert status.message is not None and 'walltime exceeded' in status.message, status
 
 
 def test_short_and_qualified_ids_match() -> None:
