@@ -2,6 +2,7 @@
 cluster (``fake_pbs/bin`` first on PATH, as users do) or, with ``--real-pbs``, the PBS on PATH
 (conftest.py, pbs_site.py). Each test names the PBS/PSI/J behaviour it pins.
 """
+import sys
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, Iterator, List, Optional
@@ -46,6 +47,14 @@ def _run(ex: JobExecutor, spec: JobSpec) -> Job:
 def _aux_files(ex: JobExecutor) -> List[str]:
     return sorted(p.name for p in Path(getattr(ex, 'work_directory')).glob('*')
                   if p.suffix in ('.ec', '.out', '.job'))
+
+
+def test_real_pbs_runs_without_the_fake(pbs: PbsSite, request: pytest.FixtureRequest) -> None:
+    """With --real-pbs nothing of fake_pbs is loaded into the test process (a site's cluster
+    needs only psijpbs and the PBS commands on PATH); by default the fake is what runs."""
+    if any(not item.nodeid.startswith('tests/executor/') for item in request.session.items):
+        pytest.skip('other test directories, which use the fake themselves, are collected')
+    assert ('fake_pbs' in sys.modules) != pbs.real
 
 
 def test_simple_job_completes_and_leaves_no_files(execparams: object,
