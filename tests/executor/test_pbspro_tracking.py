@@ -104,6 +104,28 @@ def test_walltime_kill_wins_over_exit_code_file() -> None:
     assert status.message is not None and 'walltime exceeded' in status.message, status
 
 
+def test_walltime_kill_seen_exiting_wins_without_history() -> None:
+    """Without job history (the real default) a finished job vanishes, but qstat showed it
+    Exiting with Exit_status already set (transcripts c04b, f03): a walltime kill seen then
+    still wins over an .ec of 143 once PBS no longer knows the job."""
+    files = Files()
+    files.ec['5.vm'] = '143\n'
+    tracker = files.tracker()
+    exiting = QstatResult(jobs={'5.vm': JobReport('5.vm', 'E', 51, -29)})
+    running = tracker.decide('5.vm', exiting)
+    assert running is not None and running.state == JobState.ACTIVE
+    status = tracker.decide('5.vm', gone('5.vm'))
+    assert status is not None and status.state == JobState.FAILED, status
+    assert status.exit_code == -29
+    assert status.message is not None and 'walltime exceeded' in status.message, status
+    # Any other exit status seen while Exiting leaves the .ec in charge.
+    tracker.forget('5.vm')
+    files.ec['6.vm'] = '3\n'
+    tracker.decide('6.vm', QstatResult(jobs={'6.vm': JobReport('6.vm', 'E', 51, 3)}))
+    status = tracker.decide('6.vm', gone('6.vm'))
+    assert status is not None and status.exit_code == 3 and status.message is None, status
+
+
 def test_short_and_qualified_ids_match() -> None:
     """attach('12') and PBS printing '12.vm' designate the same job."""
     status = Files().tracker().decide('12', QstatResult(jobs={'12.vm': JobReport('12.vm', 'Q')}))
