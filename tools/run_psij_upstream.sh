@@ -13,7 +13,8 @@
 # packaging leaves local.mustache out of a regular install, and nothing is written to
 # ../shared), with the test requirements master names.  This checkout goes first on PYTHONPATH,
 # so psij finds the `pbspro` descriptor without psijpbs being installed in either venv.
-# The cluster lives in a temporary FAKE_PBS_HOME and is stopped at the end, whatever happens.
+# The cluster lives in a temporary FAKE_PBS_HOME, and HOME is a temporary directory too (psij's
+# ~/.psij); both are removed and the cluster stopped at the end, whatever happens.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 which=${1:?usage: run_psij_upstream.sh 0.9.11|master|<dir-with-psij-tests> [pytest args]}
@@ -54,11 +55,16 @@ esac
 [ -d "$tests_dir/tests" ] || { echo "no psij tests in $tests_dir/tests" >&2; exit 2; }
 
 home=$(mktemp -d /tmp/fake-pbs-upstream.XXXXXX)
-export FAKE_PBS_HOME=$home
+export FAKE_PBS_HOME=$home/cluster
 export PATH=$repo/fake_pbs/bin:$PATH
 cleanup() { fake-pbs stop >/dev/null 2>&1 || true; rm -rf "$home"; }
 trap cleanup EXIT
 fake-pbs start
+# psij keeps everything in ~/.psij: the executor's work directory (.ec/.out files named by job
+# id, 1.vm, 2.vm, ... on every fake cluster), the tests' files, master's status channel file.
+# A HOME of the run's own keeps concurrent runs (CI runs two) apart and leaves nothing in ~.
+mkdir "$home/home"
+export HOME=$home/home
 cd "$tests_dir"
 # No bytecode: the 0.9.11 tests are read from ../shared, which stays as it is.
 PYTHONDONTWRITEBYTECODE=1 \
