@@ -41,6 +41,8 @@ case "$which" in
   0.9.11)
     venv=${VENV:-$repo/.venv}
     tests_dir=$upstream/psij-python-0.9.11
+    have=$("$venv/bin/python" -c 'from psij.version import VERSION; print(VERSION)')
+    [ "$have" = 0.9.11 ] || { echo "$venv has psij $have, not 0.9.11" >&2; exit 2; }
     ;;
   master)
     venv=${VENV_MASTER:-$repo/.venv-psij-master}
