@@ -14,8 +14,6 @@ from psij import Job, SubmitException
 
 from psijpbs.script import shell_word
 
-#: The exit code psij's staging functions end a job with when staging fails.
-STAGING_FAILURE_EXIT_CODE = 121
 #: The variable the template keeps the launched command's exit code in.
 EXIT_CODE_VARIABLE = '"$_psij_ec"'
 
