@@ -46,6 +46,21 @@ def _is_psij_single_launcher(launcher: object) -> bool:
     return cls.__module__ == 'psij.launchers.single' and cls.__qualname__ == 'SingleLauncher'
 
 
+def _combine(script_message: str, status: JobStatus) -> Optional[str]:
+    """A FAILED job's message, given what its script said about the failure.
+
+    A plain exit code (1..127) that PBS only relayed (no ``.ec``: the script ended early, as
+    psij's staging does with 121) is explained by the script, so its words come first. When
+    PBS ended the job (a negative code, a signal), PBS's message stands.
+    """
+    if status.message is None:
+        return script_message
+    code = status.exit_code
+    if code is not None and 0 < code < 128:
+        return '%s (%s)' % (script_message, status.message)
+    return status.message
+
+
 class PBSProJobExecutor(BatchSchedulerExecutor):
     """A :class:`~psij.JobExecutor` for PBS Professional and OpenPBS.
 
@@ -282,10 +297,11 @@ class PBSProJobExecutor(BatchSchedulerExecutor):
                     path=self.work_directory / (job.id + '_launcher.log'))
                 if launcher_log is not None:
                     logger.debug('Job %s: launcher log: %s', job.id, launcher_log)
-            if status.state == JobState.FAILED and status.message is None:
+            if status.state == JobState.FAILED:
                 out = self._read_aux_file(job, '.out')
-                if out:
-                    status.message = self._failure_message(job, out)
+                said = self._failure_message(job, out) if out else None
+                if said is not None:
+                    status.message = _combine(said, status)
             for suffix in ('.ec', '.out'):
                 self._delete_aux_file(job, suffix)
         except Exception as ex:

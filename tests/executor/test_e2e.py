@@ -2,6 +2,7 @@
 cluster (``fake_pbs/bin`` first on PATH, as users do) or, with ``--real-pbs``, the PBS on PATH
 (conftest.py, pbs_site.py). Each test names the PBS/PSI/J behaviour it pins.
 """
+import importlib
 import sys
 from datetime import timedelta
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 from psij import Job, JobAttributes, JobExecutor, JobSpec, JobState, ResourceSpecV1
 
 from pbs_site import PbsSite
+from psijpbs import compat
 from psijpbs.config import PBSProExecutorConfig
 
 WAIT = timedelta(seconds=60)
@@ -259,3 +261,32 @@ def test_inline_and_script_launchers_agree(execparams: object, executor: JobExec
     job = _run(executor, _spec(execparams, str(tmp_path / 'no-such-program')))
     assert job.status.state == JobState.FAILED, job.status
     assert job.status.exit_code == 127  # bash: command not found, as in single_launch.sh
+
+
+@pytest.mark.skipif(not compat.STAGING, reason='this psij has no file staging (0.9.11)')
+def test_staging_paths_with_spaces_and_failure(execparams: object, executor: JobExecutor,
+                                               tmp_path: Path) -> None:
+    """psij > 0.9.11 test_staging, with what psij's own partials get wrong: a source and a
+    job directory with spaces are staged in, a result staged out, a file cleaned up; a missing
+    source fails the job with psij's staging exit code 121 and the reason as its message."""
+    staging = importlib.import_module('psij.staging')
+    source = tmp_path / 'in put.txt'
+    source.write_text('ABC')
+    workdir = tmp_path / 'job dir'
+    workdir.mkdir()
+    result = tmp_path / 'res ult.txt'
+    spec = _spec(execparams, '/bin/bash', ['-c', 'cat "in 1" > "out 1"; touch scratch'],
+                 directory=workdir)
+    setattr(spec, 'stage_in', {staging.StageIn(source, 'in 1')})
+    setattr(spec, 'stage_out', {staging.StageOut('out 1', result)})
+    setattr(spec, 'cleanup', {'scratch'})
+    job = _run(executor, spec)
+    assert job.status.state == JobState.COMPLETED, job.status
+    assert result.read_text() == 'ABC'
+    assert not (workdir / 'scratch').exists()
+    spec = _spec(execparams, '/bin/true', directory=workdir)
+    setattr(spec, 'stage_in', {staging.StageIn(tmp_path / 'no such file', 'x')})
+    job = _run(executor, spec)
+    assert job.status.state == JobState.FAILED, job.status
+    assert job.status.exit_code == 121, job.status
+    assert job.status.message is not None and 'Missing source file' in job.status.message
