@@ -52,11 +52,20 @@ def _aux_files(ex: JobExecutor) -> List[str]:
 
 
 def test_real_pbs_runs_without_the_fake(pbs: PbsSite, request: pytest.FixtureRequest) -> None:
-    """With --real-pbs nothing of fake_pbs is loaded into the test process (a site's cluster
-    needs only psijpbs and the PBS commands on PATH); by default the fake is what runs."""
-    if any(not item.nodeid.startswith('tests/executor/') for item in request.session.items):
-        pytest.skip('other test directories, which use the fake themselves, are collected')
-    assert ('fake_pbs' in sys.modules) != pbs.real
+    """The executor's tests reach PBS only through ``pbs``: none asks for the fake's fixtures,
+    and with --real-pbs nothing of fake_pbs is loaded into the test process (unless a plugin
+    or other test directories load it), so a site's cluster needs only psijpbs and the PBS
+    commands on PATH. By default the fake is what runs."""
+    ours = [item for item in request.session.items
+            if item.nodeid.startswith('tests/executor/')]
+    for item in ours:
+        used = set(getattr(item, 'fixturenames', ()))
+        assert not used & {'fake_pbs', 'fake_cluster'}, item.nodeid
+    if not pbs.real:
+        assert pbs.fake is not None and 'fake_pbs' in sys.modules
+    elif (len(ours) == len(request.session.items)
+          and not request.config.pluginmanager.has_plugin('fake_pbs.testing')):
+        assert 'fake_pbs' not in sys.modules
 
 
 def test_simple_job_completes_and_leaves_no_files(execparams: object,
