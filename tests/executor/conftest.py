@@ -33,6 +33,11 @@ def pbs_session(request: pytest.FixtureRequest) -> Iterator[PbsSite]:
     if request.config.getoption('real_pbs'):
         yield real_site()
         return
+    if request.config.pluginmanager.has_plugin('fake_pbs.testing'):
+        # The fake's pytest plugin is loaded: share its session cluster with the other tests.
+        shared = request.getfixturevalue('fake_cluster')
+        yield PbsSite(shared.server_name, [int(h['ncpus']) for h in shared.hosts], shared)
+        return
     from fake_pbs.testing import FakeCluster
     home = Path(tempfile.mkdtemp(prefix='fpbs-'))
     cluster = FakeCluster(home)
