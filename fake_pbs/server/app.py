@@ -61,6 +61,9 @@ class ServerApp:
         state.sched = defaults.sched_attrs(self.host, str(self.home))
         state.queues = {"workq": defaults.queue_attrs()}
         state.nodes = {}
+        # A fake-only setting of cluster.json: the first job number of a new install (the
+        # fidelity replay numbers like its capture did, so fixed-width columns line up).
+        state.start_numbering(int(self.config.get("first_job_seq", 0)))
         self._add_missing_nodes()
         state.save_all()
 

@@ -16,7 +16,6 @@ from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_HOOKERROR, PBSE_IVALREQ, 
                                    PbsError)
 from fake_pbs.model.hooks import (CONTENT_CONFIG, CONTENT_PYTHON, Hook, hook_error,
                                   set_hook_attr, unset_hook_attr)
-from fake_pbs.model.qmgr_sched import check_sched_value
 
 AttrDict = Dict[str, str]
 LogRecord = Tuple[int, str, str, str]  # (event type, class, object, message)
@@ -158,8 +157,6 @@ def _manage_attrs(target: AttrDict, objtype: str, command: str,
         if command == "unset":
             staged.pop(attr, None)
             continue
-        if objtype == "sched":
-            check_sched_value(attr, value)
         staged[attr] = qmgr_attrs.apply_op(objtype, attr, op, staged.get(attr), value)
     target.clear()
     target.update(sorted(staged.items(), key=lambda kv: qmgr_attrs.order_key(objtype, kv[0])))
