@@ -9,7 +9,7 @@ from typing import Any, Dict, List
 from fake_pbs.model import states as st
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADSTATE, PBSE_IVALREQ, PBSE_MODATRRUN,
                                    PBSE_PERM, PBSE_UNKQUE, PbsError)
-from fake_pbs.server import hookpoints, lifecycle, resourcing
+from fake_pbs.server import execid, hookpoints, lifecycle, resourcing
 from fake_pbs.server.handlers.common import find_job, require_owner
 from fake_pbs.server.handlers.registry import Context, handler
 from fake_pbs.server.logs import DEBUG2
@@ -217,7 +217,14 @@ def alterjob(ctx: Context, request: Dict[str, Any]) -> None:
             if old is None or _seconds(value) > _seconds(old):
                 if old is not None:
                     raise PbsError(PBSE_PERM)
+    identity: Dict[str, Any] = {}
+    if "User_List" in changes or "group_list" in changes:
+        identity = dict(job, **changes)
+        execid.apply(identity, str(job.get("_user", "")), ctx.app.host)
     hookpoints.current().modifyjob(ctx.app, job, changes)
+    for key in ("_gid", "_group"):
+        if key in identity:
+            job[key] = identity[key]
     _apply_changes(ctx, job, changes)
     return None
 

@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional
 from fake_pbs.model import states as st
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADUSER, PBSE_IVALREQ, PBSE_QUENODFLT,
                                    PBSE_QUNOENB, PBSE_UNKQUE, PbsError)
-from fake_pbs.server import depend, hookpoints, jobids, lifecycle, resourcing
+from fake_pbs.server import depend, execid, hookpoints, jobids, lifecycle, resourcing
 from fake_pbs.server.handlers.common import is_true
 from fake_pbs.server.handlers.registry import Context, handler
 
@@ -141,6 +141,7 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
         job["array_indices_submitted"] = attrs["array_indices_submitted"].split("%")[0]
         if "%" in attrs["array_indices_submitted"]:
             job["max_run_subjobs"] = attrs["array_indices_submitted"].split("%")[1]
+    execid.apply(job, ctx.caller.user, app.host)
     set_initial_state(app.now(), job)
     deps = depend.parse(job.get("depend", ""), app.server_name) if job.get("depend") else []
     hookpoints.current().queuejob(app, job)
