@@ -111,15 +111,16 @@ class Listener:
             conn.close()
             return
         manager = self.app.is_manager(uid)
+        operator = not manager and self.app.is_operator(uid)
         with self._count_lock:
             held = self._open.get(uid, 0)
-            if held >= MAX_PER_USER and not manager:
+            if held >= MAX_PER_USER and not (manager or operator):
                 conn.close()
                 return
             self._open[uid] = held + 1
         conn.settimeout(None)
         try:
-            threading.Thread(target=self._serve, args=(conn, pid, uid, gid, manager),
+            threading.Thread(target=self._serve, args=(conn, pid, uid, gid, manager, operator),
                              daemon=True, name="conn").start()
         except RuntimeError:  # no thread to be had: refuse this one, keep serving the rest
             self._release(uid)
@@ -134,10 +135,10 @@ class Listener:
                 self._open.pop(uid, None)
 
     def _serve(self, conn: socket.socket, pid: int, uid: int, gid: int,
-               manager: bool) -> None:
+               manager: bool, operator: bool) -> None:
         channel = LineChannel(conn)
         try:
-            caller = Caller(uid, gid, pid, user_name(uid), self.app.host, manager)
+            caller = Caller(uid, gid, pid, user_name(uid), self.app.host, manager, operator)
             ctx = Context(self.app, caller, conn.fileno())
             while True:
                 try:
