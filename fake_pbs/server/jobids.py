@@ -6,9 +6,14 @@ _ID = re.compile(r"^(?P<seq>\d+)(?P<index>\[\d*\])?(?:\.(?P<server>.*))?$")
 
 
 def normalize(text: str, server_name: str) -> Optional[str]:
-    """``<seq>[<index>].<server_name>``, or None when ``text`` is not a job id at all."""
+    """``<seq>[<index>].<server_name>``, or None when ``text`` is not a job id of this server
+    (not an id at all, or another server's suffix: never taken for one of ours)."""
     match = _ID.match(text.strip())
     if match is None:
+        return None
+    suffix = (match.group("server") or "").split("@", 1)[0].lower()
+    own = server_name.lower()
+    if suffix and suffix != own and not suffix.startswith(own + "."):
         return None
     return "%s%s.%s" % (match.group("seq"), match.group("index") or "", server_name)
 
