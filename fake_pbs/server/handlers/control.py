@@ -9,7 +9,7 @@ from typing import Any, Dict, List
 from fake_pbs.model import states as st
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADSTATE, PBSE_IVALREQ, PBSE_MODATRRUN,
                                    PBSE_PERM, PBSE_UNKQUE, PbsError)
-from fake_pbs.server import execid, hookpoints, lifecycle, resourcing
+from fake_pbs.server import execid, hookpoints, lifecycle, resourcing, valuecheck
 from fake_pbs.server.handlers.common import find_job, require_owner
 from fake_pbs.server.handlers.registry import Context, handler
 from fake_pbs.server.logs import DEBUG2
@@ -203,6 +203,7 @@ def alterjob(ctx: Context, request: Dict[str, Any]) -> None:
     if not isinstance(raw, dict):
         raise PbsError(PBSE_IVALREQ)
     changes: Dict[str, str] = {str(k): str(v) for k, v in raw.items()}
+    valuecheck.check(changes)
     running = job.get("job_state") in st.ACTIVE_STATES
     custom = ctx.app.state.objects.get("resource", {})
     for name, value in changes.items():

@@ -13,7 +13,8 @@ from typing import Any, Dict, List, Optional
 from fake_pbs.model import states as st
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADUSER, PBSE_IVALREQ, PBSE_QUENODFLT,
                                    PBSE_QUNOENB, PBSE_UNKQUE, PbsError)
-from fake_pbs.server import depend, execid, hookpoints, jobids, lifecycle, resourcing
+from fake_pbs.server import (depend, execid, hookpoints, jobids, lifecycle, resourcing,
+                             valuecheck)
 from fake_pbs.server.handlers.common import is_true
 from fake_pbs.server.handlers.registry import Context, handler
 
@@ -99,6 +100,7 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     # PBS numbers the job before checking it: a rejected submission still spends its number.
     seq = app.state.next_seq()
     check_root(ctx)
+    valuecheck.check(attrs)
     host = str(request.get("host") or app.host)
     cwd = str(request.get("cwd") or "/")
     queue = resolve_queue(ctx, attrs.pop("queue", None) or attrs.pop("destination", None))
