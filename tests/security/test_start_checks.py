@@ -7,6 +7,7 @@ another user created, or could replace, would give that user its sockets and its
 """
 import os
 import pwd
+import re
 import shutil
 import subprocess
 import sys
@@ -117,3 +118,17 @@ def test_other_users_get_one_line_errors(rig: Rig) -> None:
         assert "Traceback" not in done.stderr
     assert control.server_answers(rig.home)
     assert control.mom_answers(rig.home, "n1")
+
+
+def test_autostart_by_another_user_fails_cleanly(rig: Rig) -> None:
+    """With root's cluster stopped, pbsuser's qstat (autostart on) cannot start it in root's
+    home: a short error, no traceback, nothing of pbsuser's left in the home."""
+    control.stop(rig.home)
+    env = dict(rig.env, FAKE_PBS_AUTOSTART="1")
+    done = rig.run(["qstat"], user="pbsuser", env=env)
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr and done.stderr.count("\n") <= 2, done.stderr
+    assert done.stderr.startswith("fake-pbs: cannot start the cluster: refusing ")
+    assert re.search(r"\nqstat: cannot connect to server \(errno=\d+\)\n$", done.stderr)
+    uid = pwd.getpwnam("pbsuser").pw_uid
+    assert not [p for p in rig.home.rglob("*") if p.lstat().st_uid == uid]
