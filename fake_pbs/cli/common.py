@@ -35,6 +35,7 @@ def server_channel() -> LineChannel:
         _channel = connect(sock)
         return _channel
     except OSError as first:
+        refused = first.errno or 0
         if leanos.getenv("FAKE_PBS_AUTOSTART", "1") == "0":
             raise PbsError(PBSE_NOSERVER,
                            "cannot connect to server (errno=%d)" % (first.errno or 0))
@@ -42,8 +43,10 @@ def server_channel() -> LineChannel:
 
     try:
         control.ensure_running(paths.cluster_home(home))
-    except control.ControlError as err:  # e.g. a home this user may not write: one line
-        raise PbsError(PBSE_NOSERVER, str(err)) from None
+    except (control.ControlError, OSError) as err:  # e.g. another user's home: no traceback
+        sys.stderr.write("fake-pbs: cannot start the cluster: %s\n" % err)
+        raise PbsError(PBSE_NOSERVER,
+                       "cannot connect to server (errno=%d)" % refused) from None
     _channel = connect(sock)
     return _channel
 

@@ -113,6 +113,7 @@ MESSAGES: Dict[int, str] = {
     PBSE_QUNOENB: "Queue is not enabled",
     PBSE_QACESS: "Access to queue is denied",
     PBSE_BADUSER: "Bad UID for job execution",
+    PBSE_BADGRP: "Bad GID for job execution",
     PBSE_QUEEXIST: "Queue already exists",
     PBSE_ATTRTYPE: "Incompatible type",
     PBSE_OBJBUSY: "Cannot delete busy object",

@@ -32,7 +32,7 @@ def parse(value: str, server_name: str) -> List[Dep]:
         if kind not in AFTER:
             continue  # before*/on/sync*: accepted, not enforced by the fake
         for target in rest.split(":"):
-            jobid = jobids.normalize(target.split("@")[0], server_name)
+            jobid = jobids.normalize(target.split("@")[0], server_name, any_server=True)
             if jobid is None:
                 raise PbsError(PBSE_BADDEPEND)
             deps.append((kind, jobid))

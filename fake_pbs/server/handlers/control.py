@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Optional
 from fake_pbs.model import job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADSTATE, PBSE_IVALREQ,
                                    PBSE_PERM, PBSE_UNKJOBID, PBSE_UNKQUE, PbsError)
-from fake_pbs.server import hookpoints, jobids, lifecycle, resourcing
+from fake_pbs.server import execid, hookpoints, jobids, lifecycle, resourcing, valuecheck
 from fake_pbs.server.handlers.common import caller_level, find_job, require_owner
 from fake_pbs.server.handlers.registry import Context, handler
 from fake_pbs.server.logs import DEBUG2
@@ -233,6 +233,7 @@ def alterjob(ctx: Context, request: Dict[str, Any]) -> None:
     # a resource's own rule (walltime may only shrink for a user) is resourcing's.
     changes = job_attrs.check_alter({str(k): str(v) for k, v in raw.items()},
                                     caller_level(ctx), running)
+    valuecheck.check(changes)
     custom = ctx.app.state.objects.get("resource", {})
     for name, value in changes.items():
         if name.startswith("Resource_List."):
@@ -243,7 +244,14 @@ def alterjob(ctx: Context, request: Dict[str, Any]) -> None:
             if old is None or _seconds(value) > _seconds(old):
                 if old is not None:
                     raise PbsError(PBSE_PERM)
+    identity: Dict[str, Any] = {}
+    if "User_List" in changes or "group_list" in changes:
+        identity = dict(job, **changes)
+        execid.apply(identity, str(job.get("_user", "")), ctx.app.host)
     hookpoints.current().modifyjob(ctx.app, job, changes)
+    for key in ("_gid", "_group"):
+        if key in identity:
+            job[key] = identity[key]
     _apply_changes(ctx, job, changes)
     return None
 

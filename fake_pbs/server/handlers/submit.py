@@ -13,7 +13,8 @@ from typing import Any, Dict, Optional
 from fake_pbs.model import job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADUSER, PBSE_IVALREQ, PBSE_MaxArraySize,
                                    PBSE_QUENODFLT, PBSE_QUNOENB, PBSE_UNKQUE, PbsError)
-from fake_pbs.server import depend, hookpoints, jobids, lifecycle, resourcing
+from fake_pbs.server import (depend, execid, hookpoints, jobids, lifecycle, resourcing,
+                             valuecheck)
 from fake_pbs.server.handlers.common import caller_level, is_true
 from fake_pbs.server.handlers.registry import Context, handler
 
@@ -109,6 +110,7 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     # PBS numbers the job before checking it: a rejected submission still spends its number.
     seq = app.state.next_seq()
     check_root(ctx)
+    valuecheck.check(attrs)
     host = str(request.get("host") or app.host)
     cwd = str(request.get("cwd") or "/")
     destination = attrs.pop("queue", None)
@@ -155,6 +157,7 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
         job["array_indices_submitted"] = attrs["array_indices_submitted"].split("%")[0]
         if "%" in attrs["array_indices_submitted"]:
             job["max_run_subjobs"] = attrs["array_indices_submitted"].split("%")[1]
+    execid.apply(job, ctx.caller.user, app.host)
     set_initial_state(app.now(), job)
     deps = depend.parse(job.get("depend", ""), app.server_name) if job.get("depend") else []
     hookpoints.current().queuejob(app, job)
