@@ -21,6 +21,9 @@ SERVER_POINTS: Tuple[str, ...] = (
     "end-saved",         # the end is stored (F or requeued), the delete-job request not sent
     "discard-sent",      # the mom acknowledged the delete-job request
 )
+# Not of the job end: a submission received, nothing stored; stored, its reply (the job id)
+# not sent (cli/qsub_submit.py).
+SUBMIT_POINTS: Tuple[str, ...] = ("submit-received", "submit-saved")
 MOM_POINTS: Tuple[str, ...] = (
     "exit-recorded",     # the shell's exit record is on disk, no finish event yet
     "obit-sent",         # the finish event is stored (and may have been sent)
@@ -36,7 +39,7 @@ def _marker(home: Path, daemon: str) -> Path:
 
 
 def points_of(daemon: str) -> Tuple[str, ...]:
-    return SERVER_POINTS if daemon == "server" else MOM_POINTS
+    return SERVER_POINTS + SUBMIT_POINTS if daemon == "server" else MOM_POINTS
 
 
 def arm(home: Path, daemon: str, point: str) -> None:

@@ -8,6 +8,7 @@ PBS's rules (docs/reliability.md, "Ordering rule"): the server saves a job's sta
 sends DELETE_JOB to the mom, and a job whose obit it received is never requeued for a mom that
 no longer knows it (issue 15: a finished job ran twice).
 """
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -115,3 +116,47 @@ def test_crashpoint_names_are_checked(crig: Rig) -> None:
     done = crig.run([sys.executable, BIN + "/fake-pbs", "crashpoint", HOST, "no-such-point"])
     assert done.returncode == 1 and "unknown crash point" in done.stderr
     assert not _armed(crig, HOST)
+
+
+def _qsub_through_a_crash(rig: Rig, point: str, body: str) -> "subprocess.CompletedProcess[str]":
+    """qsub while the server dies at ``point``; ``fake-pbs start`` while qsub waits."""
+    rig.restart_missing()
+    control.crashpoint(rig.home, "server", point)
+    script = rig.work / ("%s.sh" % point)
+    script.write_text("#!/bin/sh\n%s\n" % body)
+    qsub = subprocess.Popen(["qsub", str(script)], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=rig.env,
+                            cwd=str(rig.work), universal_newlines=True)
+    try:
+        wait_for(lambda: not _armed(rig, "server"), 30, lambda: "never reached " + point)
+        wait_for(lambda: not control.running(rig.home, "server"), 10, lambda: "server alive")
+        rig.restart_missing()
+        out, err = qsub.communicate(timeout=60)
+    finally:
+        if qsub.poll() is None:
+            qsub.kill()
+            qsub.communicate()
+    return subprocess.CompletedProcess(qsub.args, qsub.returncode, out, err)
+
+
+def test_qsub_prints_the_id_of_a_job_stored_before_the_reply_was_lost(crig: Rig) -> None:
+    """The server stored the job and died before replying: qsub prints the job id and exits
+    0, as PBS's qsub does when the commit's reply is lost (pbs_submit returns the id of the
+    queue-job reply; pbsD_submit.c, qsub.c do_submit).  The job is there and runs once."""
+    runs = crig.work / "runs-submit-saved"
+    done = _qsub_through_a_crash(crig, "submit-saved", "echo ran >> %s\nexit 2" % runs)
+    assert done.returncode == 0 and done.stderr == "", done
+    jobid = done.stdout.strip()
+    assert jobid.endswith(".vm"), done
+    ended = crig.wait(jobid, timeout=60)
+    assert (ended["Exit_status"], ended["run_count"]) == ("2", "1"), ended
+    assert runs.read_text() == "ran\n"
+
+
+def test_qsub_reports_end_of_file_when_the_job_was_not_stored(crig: Rig) -> None:
+    """The server died before storing anything: PBS's qsub prints the DIS error text of the
+    broken reply, ``qsub: End of File``, and exits PBSE_PROTOCOL 15031 % 256 = 183; no job."""
+    before = set(crig.jobs())
+    done = _qsub_through_a_crash(crig, "submit-received", "exit 0")
+    assert (done.returncode, done.stdout, done.stderr) == (183, "", "qsub: End of File\n")
+    assert set(crig.jobs()) == before
