@@ -193,6 +193,12 @@ class NodeHealth:
     def _node_failed(self, job: Dict[str, Any], host: str) -> None:
         """PBS's discard_job path for a job whose primary host is gone (node_manager.c)."""
         app = self.app
+        if "_obit" in job:
+            # The obit is in: the job ran to its end, and a requeue would run it again (issue
+            # 15).  It ends with its own status; its mom discards the run (staging out first)
+            # when it answers again (reconcile).
+            lifecycle.complete(app, job)
+            return
         if job.get("Rerunable", "True") == "True":
             app.log.job(job["_id"], "Job requeued, execution node %s down" % host, 0x0008)
         job["_exit"] = LOST_RUN

@@ -160,3 +160,25 @@ def test_qsub_reports_end_of_file_when_the_job_was_not_stored(crig: Rig) -> None
     done = _qsub_through_a_crash(crig, "submit-received", "exit 0")
     assert (done.returncode, done.stdout, done.stderr) == (183, "", "qsub: End of File\n")
     assert set(crig.jobs()) == before
+
+
+def test_a_node_down_after_the_obit_does_not_requeue_the_job(crig: Rig) -> None:
+    """The mom dies after the obit (the server has it and asked for the copy) and stays down
+    past node_fail_requeue: the job ends with its own status instead of a requeue and a second
+    run (docs/reliability.md: a recorded obit stands).  Back up, the mom discards the run."""
+    crig.restart_missing()
+    qmgr = [sys.executable, BIN + "/qmgr", "-c"]
+    assert crig.run(qmgr + ["set server node_fail_requeue = 2"]).returncode == 0
+    try:
+        runs = crig.work / "runs-node-down"
+        control.crashpoint(crig.home, HOST, "staged")
+        jobid = crig.qsub('echo ran >> %s\necho "out $PBS_JOBID"\nexit 6' % runs)
+        wait_for(lambda: not _armed(crig, HOST), 60, lambda: "never reached staged")
+        ended = crig.wait(jobid, timeout=60)  # node down after 2 s, then 2 s more
+        assert (ended["Exit_status"], ended["run_count"]) == ("6", "1"), ended
+        assert runs.read_text() == "ran\n"
+    finally:
+        crig.run(qmgr + ["unset server node_fail_requeue"])
+    crig.restart_missing()
+    wait_for(lambda: not _mom_has(crig, jobid), 30, lambda: "the mom kept " + jobid)
+    assert (crig.work / ("STDIN.o" + jobid.split(".")[0])).read_text() == "out %s\n" % jobid
