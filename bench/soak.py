@@ -33,6 +33,7 @@ HOSTS = ["s1:ncpus=4", "s2:ncpus=4", "s3:ncpus=4"]
 # ~1 s jobs a second, and unbounded submitters (a qsub takes ~20 ms) would queue thousands that
 # no settle period drains, counting a backlog as "stuck".  Crashes still meet a full queue.
 BACKLOG = 240
+RECENT = 200  # the meddler's targets: among the last jobs submitted
 
 
 class Soak:
@@ -50,6 +51,7 @@ class Soak:
         self.expected: Dict[str, str] = {}   # jobid -> Exit_status its script chooses
         self.printed: List[str] = []        # every id qsub printed, in order
         self.cancelled: Set[str] = set()
+        self.held: Set[str] = set()         # jobs the soak held and has not released yet
         self.crashes = 0
         self.errors: List[str] = []
         self.stop = threading.Event()
@@ -112,23 +114,33 @@ class Soak:
             with self.guard:
                 self.printed.append(jobid)
                 self.expected.setdefault(jobid, code)
+                if held:
+                    self.held.add(jobid)
 
     def meddler(self) -> None:
-        """Cancels, holds and releases, at random, among the submitted jobs."""
+        """Cancels, holds and releases, at random, among the recent jobs (the ones likely not
+        finished yet); releases go to the jobs it held, so that holds do not pile up over a
+        long run (a backlog of held jobs would stop the submitters)."""
         while not self.stop.wait(0.3):
             with self.guard:
                 if not self.printed:
                     continue
-                target = self.random.choice(self.printed)
+                target = self.random.choice(self.printed[-RECENT:])
+                held = sorted(self.held)
             action = self.random.random()
             if action < 0.2:
                 if self.run("qdel", target).returncode == 0:
                     with self.guard:
                         self.cancelled.add(target)
             elif action < 0.5:
-                self.run("qhold", target)
+                if self.run("qhold", target).returncode == 0:
+                    with self.guard:
+                        self.held.add(target)
             else:
-                self.run("qrls", target)
+                target = self.random.choice(held) if held else target
+                if self.run("qrls", target).returncode == 0 or target in held:
+                    with self.guard:
+                        self.held.discard(target)
 
     def crasher(self, period: float) -> None:
         """Every ``period`` seconds, SIGKILL the server or a mom, then start it again."""
