@@ -35,22 +35,16 @@ EOF_TEXT = "End of File"  # dis_emsg[DIS_EOF]: the reply's read met the closed c
 def submit(request: Dict[str, Any]) -> str:
     """Send the ``queuejob`` request; the new job's id, or :class:`PbsError`."""
     token = "%x.%x" % (posix.getpid(), time.time_ns())
-    channel = common.server_channel()  # an unreachable server raises here, nothing was sent
-    message = dict(request, op="queuejob", token=token)
     try:
-        channel.send(message)
-        reply = channel.receive()
-    except (OSError, ValueError):
-        reply = None
-    if reply is not None:
-        if not reply.get("ok"):
-            raise PbsError(int(reply.get("code", PBSE_PROTOCOL)), reply.get("msg"))
-        return str(reply["data"]["jobid"])
-    common.drop_channel()
-    jobid = stored_under(token, LOST_REPLY_WAIT)
-    if jobid is None:
-        raise PbsError(PBSE_PROTOCOL, EOF_TEXT)
-    return jobid
+        reply = common.request("queuejob", token=token, **request)
+    except (protocol.ReplyLost, BrokenPipeError, ConnectionResetError):
+        # Sent, and the server went away before its reply: was the job stored?
+        common.drop_channel()
+        jobid = stored_under(token, LOST_REPLY_WAIT)
+        if jobid is None:
+            raise PbsError(PBSE_PROTOCOL, EOF_TEXT) from None
+        return jobid
+    return str(reply["jobid"])
 
 
 def stored_under(token: str, wait: float) -> Optional[str]:
