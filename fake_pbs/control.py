@@ -140,6 +140,41 @@ def _spawn(home: Path, args: List[str], log_name: str) -> int:
     return proc.pid
 
 
+def record_interpreter(home: Path) -> None:
+    """Write ``<home>/interpreter``: this process's interpreter, for fake_pbs/bin's commands.
+
+    ``python3`` on PATH may be a shim (pyenv, asdf, conda: a shell script costing ~65 ms a
+    command); this process runs in the interpreter behind it.  The file is created by this
+    user, mode 0644, replaced atomically: the commands trust it only when it is owned by the
+    user running them, or by root and writable by no one else, so no user can choose what
+    another runs.  Best effort: a home this user may not write keeps what it has.
+    """
+    exe = sys.executable
+    if not exe or not os.path.isabs(exe) or "\n" in exe:
+        return
+    record = paths.interpreter_record_path(home)
+    try:
+        with open(record, "r", encoding="utf-8", errors="surrogateescape") as handle:
+            if handle.read() == exe + "\n" and os.fstat(handle.fileno()).st_uid == os.geteuid():
+                return
+    except OSError:
+        pass
+    tmp = "%s.%d.tmp" % (record, os.getpid())
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            os.fchmod(fd, 0o644)  # whatever the umask: every user's commands read it
+            os.write(fd, os.fsencode(exe) + b"\n")
+        finally:
+            os.close(fd)
+        os.replace(tmp, record)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+
+
 def start(home: Path, server_name: Optional[str] = None,
           hosts: Optional[List[Dict[str, Any]]] = None,
           pace: Optional[str] = None) -> Dict[str, int]:
@@ -168,6 +203,7 @@ def _start_locked(home: Path, server_name: Optional[str],
         config["owner_uid"] = os.getuid()
         cluster_config.save(home, config)
     config = cluster_config.load(home)
+    record_interpreter(home)
     pids = _read_pids(home)
     if not server_answers(home, 0.5):
         old = pids.get("server", 0)
@@ -427,7 +463,13 @@ def running(home: Path, kind: str, host: str = "") -> bool:
 
 
 def env_lines(home: Path) -> List[str]:
-    return ['export PATH="%s:$PATH"' % paths.bin_dir(), 'export FAKE_PBS_HOME="%s"' % home]
+    """What a shell or CI job needs: the commands first on PATH, the cluster, and the real
+    interpreter for the commands (so no command goes through a ``python3`` shim, even before
+    the cluster has recorded its own)."""
+    lines = ['export PATH="%s:$PATH"' % paths.bin_dir(), 'export FAKE_PBS_HOME="%s"' % home]
+    if sys.executable and os.path.isabs(sys.executable):
+        lines.append('export FAKE_PBS_PYTHON="%s"' % sys.executable)
+    return lines
 
 
 # -- command line ------------------------------------------------------------------------------
@@ -448,7 +490,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="no waiting: what was in flight is recovered at the next start")
     sub.add_parser("restart", help="stop, then start")
     sub.add_parser("status", help="show which daemons answer")
-    sub.add_parser("env", help="print the export lines for PATH and FAKE_PBS_HOME")
+    sub.add_parser("env", help="print the export lines for PATH, FAKE_PBS_HOME and "
+                               "FAKE_PBS_PYTHON (eval \"$(fake-pbs env)\")")
     kill_p = sub.add_parser("kill", help="kill -9 the server or one mom")
     kill_p.add_argument("what", choices=("server", "mom"))
     kill_p.add_argument("host", nargs="?", default="")

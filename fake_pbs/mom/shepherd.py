@@ -243,6 +243,24 @@ def detach(jobdir: str) -> str:
     os._exit(0)
 
 
+def _preload() -> None:
+    """Load once in the launcher what every forked shepherd would otherwise load again.
+
+    ``os.wait4`` imports :mod:`resource` for its ``struct_rusage`` (a search of sys.path and
+    a shared object to map); ``os.initgroups`` in the job's child reads nsswitch.conf and
+    loads glibc's NSS modules (two shared objects here).  Forks inherit both loaded: strace of
+    a ``qsub -- /bin/true`` job, 21 -> 9 openat and 21 -> 5 mmap in its shepherd and child.
+    """
+    try:
+        import pwd
+        import resource  # noqa: F401  (what os.wait4 imports)
+
+        entry = pwd.getpwuid(os.getuid())
+        os.getgrouplist(entry.pw_name, entry.pw_gid)  # NSS set up, as initgroups will want it
+    except (ImportError, KeyError, OSError):
+        pass
+
+
 def serve() -> int:
     """``--serve``: the mom's launcher (fake_pbs/mom/launcher.py), started once per mom.
 
@@ -254,6 +272,7 @@ def serve() -> int:
     for signum in (signal.SIGHUP, signal.SIGINT):
         signal.signal(signum, signal.SIG_IGN)
     _SUBREAPER = _load_subreaper()
+    _preload()
     pending = b""
     while True:
         chunk = os.read(0, 65536)
