@@ -2,7 +2,7 @@
 
     fake-pbs start [--server-name NAME] [--host NAME[:ncpus=N][:mem=SIZE][:ngpus=G]]...
     fake-pbs stop [--now] | status | env | restart | kill server | kill mom HOST
-    fake-pbs fault HOST fork|join|jobdir|comm|slow | fake-pbs fault clear [HOST]
+    fake-pbs fault HOST fork|join|jobdir|comm|slow|bottomup | fake-pbs fault clear [HOST]
     fake-pbs crashpoint server|HOST POINT (the daemon SIGKILLs itself there, once)
 
 ``start`` writes ``cluster.json`` (when options are given or none exists), starts whichever of the
@@ -16,6 +16,7 @@ import fcntl
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -53,7 +54,9 @@ def _read_pids(home: Path) -> Dict[str, int]:
 def _write_pids(home: Path, pids: Dict[str, int]) -> None:
     path = _pids_file(home)
     tmp = path.with_name(path.name + ".%d.tmp" % os.getpid())
-    tmp.write_text(json.dumps(pids, sort_keys=True))
+    fd = os.open(str(tmp), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(pids, sort_keys=True))
     os.replace(str(tmp), str(path))
 
 
@@ -115,11 +118,58 @@ def parse_host(spec: str) -> Dict[str, Any]:
 
 
 def _prepare_home(home: Path) -> None:
+    """Create or check the cluster's home and run directory before anything is written there.
+
+    As PBS's daemons refuse an unsafe PBS_HOME, a cluster starts only from directories that
+    its starter owns and no one else may write, under parents that only root or the starter
+    may change (or that are sticky, as /tmp is): otherwise another local user could have
+    prepared them, with links to follow or sockets of their own (docs/security.md)."""
     shared = os.getuid() == 0
-    home.mkdir(parents=True, exist_ok=True)
-    os.chmod(str(home), 0o755 if shared else 0o700)
-    paths.run_dir(home).mkdir(parents=True, exist_ok=True)
-    os.chmod(str(paths.run_dir(home)), 0o755 if shared else 0o700)
+    _safe_dir(home, 0o755 if shared else 0o700)
+    _safe_dir(paths.run_dir(home), 0o755 if shared else 0o700)
+
+
+def _safe_dir(path: Path, mode: int) -> None:
+    uid = os.getuid()
+    _check_parents(path.parent, uid)
+    try:
+        os.mkdir(str(path), mode)
+    except FileExistsError:
+        pass
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.mkdir(str(path), mode)
+    info = os.lstat(str(path))
+    if not stat.S_ISDIR(info.st_mode):
+        raise ControlError("refusing %s: not a directory (a link or file someone else may have "
+                           "put there); remove it or choose another FAKE_PBS_HOME" % path)
+    if info.st_uid != uid:
+        raise ControlError("refusing %s: owned by uid %d, not by you (uid %d); remove it or "
+                           "choose another FAKE_PBS_HOME" % (path, info.st_uid, uid))
+    if info.st_mode & 0o022:
+        raise ControlError("refusing %s: writable by others (mode %o), who may have put links "
+                           "or sockets in it; remove it or choose another FAKE_PBS_HOME"
+                           % (path, stat.S_IMODE(info.st_mode)))
+    if stat.S_IMODE(info.st_mode) != mode:
+        os.chmod(str(path), mode)
+
+
+def _check_parents(path: Path, uid: int) -> None:
+    """Each existing ancestor is owned by root or ``uid`` and writable by no one else unless
+    sticky (PBS's chk_file_sec rule for PBS_HOME's path)."""
+    current = Path(os.path.abspath(str(path)))
+    for folder in [current] + list(current.parents):
+        try:
+            info = os.stat(str(folder))
+        except FileNotFoundError:
+            continue
+        if info.st_uid not in (0, uid):
+            raise ControlError("refusing %s: its parent %s belongs to uid %d, who could replace "
+                               "it; choose another FAKE_PBS_HOME" % (path, folder, info.st_uid))
+        if info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX:
+            raise ControlError("refusing %s: its parent %s is writable by others (mode %o); "
+                               "choose another FAKE_PBS_HOME"
+                               % (path, folder, stat.S_IMODE(info.st_mode)))
 
 
 def _spawn(home: Path, args: List[str], log_name: str) -> int:
@@ -129,8 +179,9 @@ def _spawn(home: Path, args: List[str], log_name: str) -> int:
     env["PYTHONPATH"] = package_root + (os.pathsep + env["PYTHONPATH"]
                                         if env.get("PYTHONPATH") else "")
     logs = home / "daemon_logs"
-    logs.mkdir(exist_ok=True)
-    out = open(str(logs / log_name), "ab")
+    logs.mkdir(mode=0o750, exist_ok=True)  # a daemon's traceback may quote job data
+    out = os.fdopen(os.open(str(logs / log_name),
+                            os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o640), "ab")
     try:
         proc = subprocess.Popen([sys.executable, "-m"] + args, cwd="/", env=env,
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=out,
@@ -277,7 +328,7 @@ class _lock:
 
     def __enter__(self) -> "_lock":
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.fd = os.open(str(self.path), os.O_RDWR | os.O_CREAT, 0o600)
+        self.fd = os.open(str(self.path), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         fcntl.flock(self.fd, fcntl.LOCK_EX)
         return self
 
@@ -417,7 +468,7 @@ def status(home: Path) -> Dict[str, Any]:
     return report
 
 
-FAULTS = ("fork", "join", "jobdir", "comm", "slow")
+FAULTS = ("fork", "join", "jobdir", "comm", "slow", "bottomup")
 
 
 def fault(home: Path, host: str, name: str) -> List[str]:
@@ -496,7 +547,7 @@ def _parser() -> argparse.ArgumentParser:
     kill_p.add_argument("what", choices=("server", "mom"))
     kill_p.add_argument("host", nargs="?", default="")
     fault_p = sub.add_parser("fault", help="inject a fault into one mom: fake-pbs fault HOST "
-                                           "fork|join|jobdir|comm|slow; "
+                                           "fork|join|jobdir|comm|slow|bottomup; "
                                            "fake-pbs fault clear [HOST]")
     fault_p.add_argument("target", help="a host name, or clear")
     fault_p.add_argument("arg", nargs="?", default="", help="the fault (or, after clear, a host)")
@@ -514,6 +565,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     home = paths.cluster_home(args.home)
     try:
+        if args.command in ("stop", "restart", "kill", "fault"):
+            _check_owner(home, args.command)
         if args.command == "start":
             hosts = [parse_host(h) for h in args.host] or None
             start(home, args.server_name, hosts, args.pace)
@@ -545,6 +598,21 @@ def main(argv: Optional[List[str]] = None) -> None:
     except ControlError as err:
         sys.stderr.write("fake-pbs: %s\n" % err)
         raise SystemExit(1)
+    except OSError as err:  # e.g. another user's cluster: one line, never a traceback
+        sys.stderr.write("fake-pbs: %s: %s\n" % (args.command or "", err))
+        raise SystemExit(1)
+
+
+def _check_owner(home: Path, verb: str) -> None:
+    """Only the user who started a cluster (or root) may stop, kill or fault it."""
+    uid = os.getuid()
+    try:
+        owner = int(cluster_config.load(home).get("owner_uid", uid))
+    except (OSError, ValueError):
+        return  # nothing readable to protect; the verb reports what it finds
+    if uid not in (0, owner):
+        raise ControlError("the cluster in %s belongs to uid %d: only its owner or root may %s "
+                           "it" % (home, owner, verb))
 
 
 def _fault_command(home: Path, target: str, arg: str) -> None:

@@ -38,6 +38,10 @@ def body(argv: List[str]) -> int:
         return qsub_jobctl.usage(USAGE, 1)
     status = 0
     for raw in ids:
+        if qsub_jobctl.foreign(raw):
+            qsub_jobctl.illegal_id("qrun", raw)
+            status = 1
+            continue
         jobid = qsub_jobctl.qualify(raw)
         try:
             common.request("runjob", id=jobid, vnodes=vnodes)

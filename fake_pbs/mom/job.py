@@ -21,13 +21,14 @@ from fake_pbs import crashpoints
 from fake_pbs.model.errors import PBSE_HOOK_REJECT, PBSE_UNKSIG, PbsError
 from fake_pbs.mom import hookpoints, hookshep, launcher, vnodemap
 from fake_pbs.mom.context import MomContext
-from fake_pbs.mom.delivery import deliver
+from fake_pbs.mom.delivery import append_as_owner, deliver
 from fake_pbs.mom.durable import read_json, write_json
 from fake_pbs.mom.environment import nodefile_lines
 from fake_pbs.mom.eventlog import EventLog
+from fake_pbs.mom.faults import BOTTOM_UP_GAP
 from fake_pbs.mom.launch import build_launch
 from fake_pbs.mom.layout import JobLayout
-from fake_pbs.mom.procs import same_process_alive, signal_session
+from fake_pbs.mom.procs import same_process_alive, signal_session, signal_session_bottom_up
 from fake_pbs.mom.signals import RESUME, SUSPEND, TERMJOB, signal_number
 from fake_pbs.mom.sisters import JOB_EXEC_RETRY, join_all, join_failure_code, sister_request
 from fake_pbs.mom.streams import deliveries, job_streams
@@ -231,8 +232,7 @@ class MomJob:
             launch["progname"] = result.progname
         if result.env is not None:
             launch["env"] = dict(result.env)
-        if launch.get("sandbox"):
-            self._make_sandbox(str(launch["sandbox"]))
+        # The sandbox is made by the shepherd's child as the job owner (fake_pbs/mom/shepherd.py).
         write_json(self.files.launch, launch)
 
     def _owner(self) -> Tuple[int, int]:
@@ -252,15 +252,6 @@ class MomJob:
         self.files.tmpdir.mkdir(mode=0o700, exist_ok=True)
         if self.ctx.is_root:
             os.chown(str(self.files.tmpdir), uid, gid)
-
-    def _make_sandbox(self, path: str) -> None:
-        uid, gid = self._owner()
-        try:
-            os.mkdir(path, 0o700)
-            if self.ctx.is_root:
-                os.chown(path, uid, gid)
-        except OSError as exc:
-            raise StartFailure(JOB_EXEC_RETRY, "could not create sandbox %s: %s" % (path, exc))
 
     def _write_script(self, launch: Dict[str, Any]) -> None:
         script = self.files.script
@@ -393,12 +384,8 @@ class MomJob:
         self.ctx.log.job(self.jobid, "walltime %d exceeded limit %d" % (used, limit))
         launch = read_json(self.files.launch) or {}
         stderr = str(launch.get("stderr", self.files.stderr_spool))
-        try:
-            fd = os.open(stderr, os.O_WRONLY | os.O_APPEND)
-            os.write(fd, b"=>> PBS: job killed: walltime %d exceeded limit %d\n" % (used, limit))
-            os.close(fd)
-        except OSError:
-            pass
+        append_as_owner(stderr, str(self.files.dir), launch,
+                        b"=>> PBS: job killed: walltime %d exceeded limit %d\n" % (used, limit))
         self.request_kill("walltime")
 
     def request_kill(self, reason: str) -> None:
@@ -422,7 +409,10 @@ class MomJob:
             if not self._term_sent:
                 self._term_sent = True
                 self.ctx.log.job(self.jobid, "kill_job")
-                signal_session(sid, signal.SIGTERM)
+                if self.ctx.faults.armed("bottomup"):
+                    signal_session_bottom_up(sid, signal.SIGTERM, BOTTOM_UP_GAP)
+                else:
+                    signal_session(sid, signal.SIGTERM)
             delay = float(self.job.get("kill_delay", DEFAULT_KILL_DELAY))
             if not self._kill_sent and self.ctx.clock() - float(kill["at"]) >= delay:
                 if signal_session(sid, signal.SIGKILL):

@@ -424,7 +424,7 @@ def note_termination(job: Job) -> None:
 def _comment_suffix(job: Job, status: int) -> str:
     deleted_by = job.get("_deleted_by")
     if deleted_by is not None:
-        return "and terminated by %s" % deleted_by if deleted_by else "and terminated"
+        return "and terminated by %s" % deleted_by  # "" for a subjob of a deleted array
     if status == WALLTIME_KILLED:
         return "and exceeded resource walltime"
     if status == LOST_RUN and job.get("_exception"):
@@ -520,6 +520,10 @@ def array_child_ended(app: ServerApp, parent_id: str) -> None:
     parent["comment"] = base + (" and terminated" if deleted else
                                 " and failed" if failed else " and finished")
     parent["Exit_status"] = "1" if deleted else "0"
+    ends = [int(c["obittime"]) for c in children if c.get("obittime", "").isdigit()]
+    if ends:  # subjobs ran: the parent ends with the last one's obit, staged out (j03)
+        parent["obittime"] = str(max(ends))
+        parent["Stageout_status"] = "1"
     to_history(app, parent, st.SUB_TERMINATED if deleted else st.SUB_FINISHED, ran=False)
     for child in children:
         if app.history_enabled():

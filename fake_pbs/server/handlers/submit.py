@@ -8,19 +8,22 @@ dependencies (H/22), ``-a`` (W/30) and arrays (parent ``N[]``, state Q; subjobs 
 import grp
 import os
 import re
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Optional
 
 from fake_pbs import crashpoints
-from fake_pbs.model import states as st
-from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADUSER, PBSE_IVALREQ, PBSE_QUENODFLT,
-                                   PBSE_QUNOENB, PBSE_UNKJOBID, PBSE_UNKQUE, PbsError)
-from fake_pbs.server import depend, hookpoints, jobids, lifecycle, resourcing
-from fake_pbs.server.handlers.common import is_true
+from fake_pbs.model import job_attrs, states as st
+from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADUSER, PBSE_IVALREQ, PBSE_MaxArraySize,
+                                   PBSE_QUENODFLT, PBSE_QUNOENB, PBSE_UNKJOBID, PBSE_UNKQUE,
+                                   PbsError)
+from fake_pbs.server import (depend, execid, hookpoints, jobids, lifecycle, resourcing,
+                             valuecheck)
+from fake_pbs.server.handlers.common import caller_level, is_true
 from fake_pbs.server.handlers.registry import Context, handler
 
 Job = Dict[str, Any]
 
 BOOLEAN_ATTRS = frozenset(("Rerunable", "interactive", "block", "array", "no_stdio_sockets"))
+DEFAULT_MAX_ARRAY_SIZE = 10000
 _ARRAY_RANGE = re.compile(r"^(\d+)(?:-(\d+)(?::(\d+))?)?(?:%(\d+))?$")
 
 
@@ -78,7 +81,7 @@ def qualify_path(value: str, host: str, cwd: str) -> str:
     return "%s:%s" % (host, path)
 
 
-def parse_array(value: str) -> List[int]:
+def parse_array(value: str) -> range:
     match = _ARRAY_RANGE.match(value.strip())
     if match is None:
         raise PbsError(PBSE_BADATVAL)
@@ -87,7 +90,16 @@ def parse_array(value: str) -> List[int]:
     step = int(match.group(3)) if match.group(3) else 1
     if last <= first or step < 1:
         raise PbsError(PBSE_BADATVAL)
-    return list(range(first, last + 1, step))
+    return range(first, last + 1, step)  # lazy: its size is checked before any subjob
+
+
+def check_array_size(server: Dict[str, str], queue: Dict[str, str], count: int) -> None:
+    """PBS's array limits: the server's ``max_array_size`` (10000 when unset) and the queue's
+    when set (array_func.c, svr_chkque); PBSE_MaxArraySize, whose number qsub exits with (3)."""
+    for limit in (server.get("max_array_size") or str(DEFAULT_MAX_ARRAY_SIZE),
+                  queue.get("max_array_size")):
+        if limit is not None and count > int(limit):
+            raise PbsError(PBSE_MaxArraySize)
 
 
 @handler("queuejob")
@@ -101,17 +113,22 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     # PBS numbers the job before checking it: a rejected submission still spends its number.
     seq = app.state.next_seq()
     check_root(ctx)
+    valuecheck.check(attrs)
     host = str(request.get("host") or app.host)
     cwd = str(request.get("cwd") or "/")
-    queue = resolve_queue(ctx, attrs.pop("queue", None) or attrs.pop("destination", None))
+    destination = attrs.pop("queue", None)
+    destination = attrs.pop("destination", None) or destination
+    attrs = job_attrs.check_submit(attrs, caller_level(ctx))
+    queue = resolve_queue(ctx, destination)
     resources = split_resources(ctx, attrs)
     for key, value in app.state.queues[queue].items():
         if key.startswith("resources_default."):
             resources.setdefault(key.split(".", 1)[1], value)
     resources = resourcing.derive(resources, app.state.objects.get("resource"))
-    indices: List[int] = []
+    indices = range(0)
     if "array_indices_submitted" in attrs:
         indices = parse_array(attrs["array_indices_submitted"])
+        check_array_size(app.state.server, app.state.queues[queue], len(indices))
     now = app.now()
     is_array = bool(indices)
     jobid = jobids.make(seq, app.server_name, array=is_array)
@@ -145,6 +162,7 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
         job["array_indices_submitted"] = attrs["array_indices_submitted"].split("%")[0]
         if "%" in attrs["array_indices_submitted"]:
             job["max_run_subjobs"] = attrs["array_indices_submitted"].split("%")[1]
+    execid.apply(job, ctx.caller.user, app.host)
     set_initial_state(app.now(), job)
     deps = depend.parse(job.get("depend", ""), app.server_name) if job.get("depend") else []
     hookpoints.current().queuejob(app, job)
@@ -198,9 +216,7 @@ def set_initial_state(now: int, job: Job) -> None:
 
 def create_subjob(app: Any, parent: Job, seq: int, index: int) -> None:
     subid = jobids.make(seq, app.server_name, index=index)
-    child: Job = {k: v for k, v in parent.items()
-                  if k not in ("array", "array_indices_submitted", "array_indices_remaining",
-                               "max_run_subjobs", "depend")}
+    child: Job = {k: v for k, v in parent.items() if job_attrs.subjob_copies(k)}
     child["_id"] = subid
     child["array_id"] = parent["_id"]
     child["array_index"] = str(index)
