@@ -3,6 +3,7 @@
     fake-pbs start [--server-name NAME] [--host NAME[:ncpus=N][:mem=SIZE][:ngpus=G]]...
     fake-pbs stop [--now] | status | env | restart | kill server | kill mom HOST
     fake-pbs fault HOST fork|join|jobdir|comm|slow|bottomup | fake-pbs fault clear [HOST]
+    fake-pbs crashpoint server|HOST POINT (the daemon SIGKILLs itself there, once)
 
 ``start`` writes ``cluster.json`` (when options are given or none exists), starts whichever of the
 server and the moms are not running, detached, and waits until each answers.  ``stop`` asks the
@@ -22,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from fake_pbs import paths, protocol
+from fake_pbs import crashpoints, paths, protocol
 from fake_pbs.pace import PACES
 from fake_pbs.server import config as cluster_config
 
@@ -515,6 +516,20 @@ def clear_faults(home: Path, host: str = "") -> None:
         fault(home, name, "clear")
 
 
+def crashpoint(home: Path, daemon: str, point: str) -> None:
+    """Make ``daemon`` (``server`` or a host name) SIGKILL itself at ``point``, once
+    (fake_pbs/crashpoints.py; docs/reliability.md lists the points)."""
+    try:
+        crashpoints.arm(home, daemon, point)
+    except ValueError as err:
+        raise ControlError(str(err))
+
+
+def running(home: Path, kind: str, host: str = "") -> bool:
+    """True while the server (``kind`` server) or the mom of ``host`` runs."""
+    return _alive(_read_pids(home).get(_daemon_key(kind, host), 0), home)
+
+
 def env_lines(home: Path) -> List[str]:
     """What a shell or CI job needs: the commands first on PATH, the cluster, and the real
     interpreter for the commands (so no command goes through a ``python3`` shim, even before
@@ -553,6 +568,12 @@ def _parser() -> argparse.ArgumentParser:
                                            "fake-pbs fault clear [HOST]")
     fault_p.add_argument("target", help="a host name, or clear")
     fault_p.add_argument("arg", nargs="?", default="", help="the fault (or, after clear, a host)")
+    crash_p = sub.add_parser("crashpoint", help="make a daemon kill itself (SIGKILL) at a "
+                                                "step of the job end, once: fake-pbs "
+                                                "crashpoint server|HOST POINT")
+    crash_p.add_argument("daemon", help="server, or a host name (its mom)")
+    crash_p.add_argument("point", help="server: %s; mom: %s" % (
+        " ".join(crashpoints.SERVER_POINTS), " ".join(crashpoints.MOM_POINTS)))
     return parser
 
 
@@ -586,6 +607,8 @@ def main(argv: Optional[List[str]] = None) -> None:
             kill(home, args.what, args.host)
         elif args.command == "fault":
             _fault_command(home, args.target, args.arg)
+        elif args.command == "crashpoint":
+            crashpoint(home, args.daemon, args.point)
         else:
             parser.print_help()
             raise SystemExit(2)

@@ -51,6 +51,14 @@ def server_channel() -> LineChannel:
     return _channel
 
 
+def drop_channel() -> None:
+    """Forget a connection the server broke (the next request connects again)."""
+    global _channel
+    if _channel is not None:
+        _channel.close()
+        _channel = None
+
+
 def request(op: str, **args: Any) -> Any:
     """One request to the server; raises :class:`PbsError` on an error reply."""
     return call(server_channel(), op, **args)

@@ -17,6 +17,7 @@ import signal
 import threading
 from typing import Any, Dict, List, Optional, Tuple
 
+from fake_pbs import crashpoints
 from fake_pbs.model.errors import PBSE_HOOK_REJECT, PBSE_UNKSIG, PbsError
 from fake_pbs.mom import hookpoints, hookshep, launcher, vnodemap
 from fake_pbs.mom.context import MomContext
@@ -45,6 +46,17 @@ SHEPHERD_START_TIMEOUT = 60.0
 # Seconds the mom waits after the obit for the server's copy file request before it stages out
 # on its own (server down or busy): output is never held back for long.
 COPY_WAIT = 10.0
+
+
+def remove_job_dir(files: JobLayout) -> None:
+    """Forget a job atomically: rename its directory to a hidden name (which the restart
+    sweeps, ``MomDaemon.recover``), then delete it."""
+    gone = files.dir.parent / (".gone-%s-%d" % (files.jobid, os.getpid()))
+    try:
+        os.replace(str(files.dir), str(gone))
+    except FileNotFoundError:
+        return
+    shutil.rmtree(str(gone), ignore_errors=True)
 
 
 class StartFailure(Exception):
@@ -452,7 +464,9 @@ class MomJob:
         if kill is not None and kill.get("reason") == "walltime":
             status = JOB_EXEC_KILL_WALLTIME
         if not self.events.has("finish"):
+            self._crash_point("exit-recorded")
             self._finish(record, status)
+            self._crash_point("obit-sent")
         self._stage_out_when_asked(COPY_WAIT)
         self._release_all(status)
 
@@ -498,6 +512,7 @@ class MomJob:
         if self._copy_asked:
             self.ctx.log.job(self.jobid, "copy file request received", 0x0080)
         write_json(marker, {"stageout_status": self._stage_out()})
+        self._crash_point("staged")
 
     def _stage_out(self) -> int:
         launch = read_json(self.files.launch)
@@ -529,6 +544,7 @@ class MomJob:
             self.events.append("release", vnodes=[self.ctx.host], final=True,
                                stageout_status=int(staged.get("stageout_status", 1)))
             self.ctx.log.job(self.jobid, "no active tasks")
+            self._crash_point("released")
 
     def _remove_work_files(self) -> None:
         shutil.rmtree(str(self.files.tmpdir), ignore_errors=True)
@@ -570,9 +586,25 @@ class MomJob:
         self._announce_start(shepherd)
         self._watch()
 
+    def _crash_point(self, point: str) -> None:
+        crashpoints.reach(self.ctx.home, self.ctx.host, point)
+
+    @property
+    def discard_requested(self) -> bool:
+        """The server's delete-job request was received (and stored) before a mom restart."""
+        return self.files.discard.exists()
+
     def discard(self) -> None:
-        """End-of-job cleanup (the server is done with the job): execjob_end, then files."""
+        """End-of-job cleanup (the server is done with the job): execjob_end, then files.
+
+        The request is stored first, so that a mom killed part-way finishes the cleanup at
+        its restart (``MomDaemon.recover``); the job directory goes last, renamed away in one
+        step, so a crash never leaves half a job to re-adopt (docs/reliability.md).
+        """
         self.ctx.log.job(self.jobid, "delete job request received", 0x0080)
+        if self.files.dir.is_dir() and not self.discard_requested:
+            write_json(self.files.discard, {"run_count": self.run_count})
+        self._crash_point("discard-received")
         self.discarded = True
         self.wake.set()
         self._copy.set()
@@ -584,6 +616,7 @@ class MomJob:
         finish = self.events.first("finish")
         hookshep.run(self._site(), "execjob_end", self.job, self.files.dir,
                      [None if finish is None else int(finish.get("status", 0))])
+        self._crash_point("end-hook-done")
         if not self.events.has("start"):
             self.ctx.log.job(self.jobid, "no active tasks")  # a job that never started (f04)
         self.ctx.log.job(self.jobid, "kill_job")
@@ -592,7 +625,7 @@ class MomJob:
             self.files.nodefile.unlink()
         except FileNotFoundError:
             pass
-        shutil.rmtree(str(self.files.dir), ignore_errors=True)
+        remove_job_dir(self.files)
 
     def summary(self) -> Dict[str, Any]:
         state = "done" if self.done else ("running" if self.events.has("start") else "starting")

@@ -7,7 +7,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Callable, Optional
 
 from fake_pbs import paths
 from fake_pbs import pace
@@ -123,5 +123,5 @@ class ExecLike:  # pragma: no cover - interface
     def signal(self, jobid: str, signal: str) -> None:
         raise NotImplementedError
 
-    def discard(self, jobid: str, hosts: List[Dict[str, Any]]) -> None:
+    def discard(self, jobid: str, host: str, run_count: int) -> None:
         raise NotImplementedError

@@ -10,9 +10,11 @@ import os
 import re
 from typing import Any, Dict, Optional
 
+from fake_pbs import crashpoints
 from fake_pbs.model import job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADUSER, PBSE_IVALREQ, PBSE_MaxArraySize,
-                                   PBSE_QUENODFLT, PBSE_QUNOENB, PBSE_UNKQUE, PbsError)
+                                   PBSE_QUENODFLT, PBSE_QUNOENB, PBSE_UNKJOBID, PBSE_UNKQUE,
+                                   PbsError)
 from fake_pbs.server import (depend, execid, hookpoints, jobids, lifecycle, resourcing,
                              valuecheck)
 from fake_pbs.server.handlers.common import caller_level, is_true
@@ -103,6 +105,7 @@ def check_array_size(server: Dict[str, str], queue: Dict[str, str], count: int) 
 @handler("queuejob")
 def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     app = ctx.app
+    crashpoints.reach(app.home, "server", "submit-received")
     attrs_in = request.get("attrs") or {}
     if not isinstance(attrs_in, dict):
         raise PbsError(PBSE_IVALREQ)
@@ -133,6 +136,8 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     job: Job = {"_id": jobid, "_seq": seq, "_uid": ctx.caller.uid, "_gid": ctx.caller.gid,
                 "_user": ctx.caller.user, "_group": _group_name(ctx.caller.gid),
                 "_script": str(request.get("script") or ""), "_cwd": cwd}
+    if request.get("token"):
+        job["_submit_token"] = str(request["token"])  # for ``submitted`` (below)
     for key, value in attrs.items():
         job[key] = pbs_bool(value) if key in BOOLEAN_ATTRS else value
     job["Job_Name"] = name
@@ -176,7 +181,25 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     app.acct.record("Q", jobid, "%s %s " % (lifecycle.acct_base(job),
                                             lifecycle.resource_list_fields(job)))
     app.trigger_schedule()
+    crashpoints.reach(app.home, "server", "submit-saved")
     return {"jobid": jobid}
+
+
+@handler("submitted")
+def submitted(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
+    """Fake-only: the id of the caller's job stored under ``token`` (Unknown Job Id if none).
+
+    A qsub whose connection broke before the reply asks this once the server answers again:
+    PBS's qsub has the id from the queue-job reply that precedes the commit and prints it,
+    exit 0, when only the commit's reply is lost (docs/reliability.md, "qsub and a lost
+    reply"); the fake's single request needs the lookup to know whether the job was stored.
+    """
+    token = str(request.get("token") or "")
+    for job in ctx.app.state.iter_jobs():
+        if (token and job.get("_submit_token") == token and not job.get("array_id")
+                and int(job.get("_uid", -1)) == ctx.caller.uid):
+            return {"jobid": str(job["_id"])}
+    raise PbsError(PBSE_UNKJOBID)
 
 
 def set_initial_state(now: int, job: Job) -> None:
