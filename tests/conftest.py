@@ -50,10 +50,10 @@ def _executor_params(config: pytest.Config) -> List[ExecutorTestParams]:
 
 
 # Fixtures that start fake daemons (their conftests: tests/server, tests/executor, tests/mom,
-# tests/hooks, tests/preempt, tests/reliability, tests/fidelity).
+# tests/hooks, tests/preempt, tests/reliability, tests/fidelity; crig: test_crash_points).
 CLUSTER_FIXTURES = frozenset((
     "fake_cluster", "fake_pbs", "node1", "hook_cluster", "hc", "preempt_cluster",
-    "fidelity_replayer", "big", "quick"))
+    "fidelity_replayer", "big", "quick", "pbs_session", "pbs", "crig"))
 # A fixture named ``rig`` starts daemons (tests/mom, preempt, reliability, security...) except
 # where these modules define their own.
 QUIET_RIGS = frozenset(("tests/cli/test_wrapper_interpreter.py",))
