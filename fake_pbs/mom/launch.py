@@ -60,11 +60,13 @@ def shell_argv(shell: str, script: str, text: str) -> List[str]:
     runs the script as a command: a script that starts with ``#!`` is executed through that
     interpreter whatever the shell (``-S /bin/sh`` only changes $SHELL; $0 is the script's path),
     and one without is read by the shell itself.  Here the shell is not a login shell (see
-    docs/differences.md): ``shell -c <path>`` runs the path as PBS's shell does, and a shell
-    that cannot be executed still fails the job with exit 254.
+    docs/differences.md): ``shell -c 'exec <path>'`` runs the path, and the interpreter takes
+    the shell's place as the session leader whatever the shell (bash execs a lone command by
+    itself, dash does not), so signals reach the job's processes alike; a shell that cannot be
+    executed still fails the job with exit 254.
     """
     if text.startswith("#!"):
-        return [shell, "-c", shlex.quote(script)]
+        return [shell, "-c", "exec " + shlex.quote(script)]
     return [shell, script]
 
 

@@ -31,9 +31,9 @@ def test_shell_argv_runs_a_shebang_script_as_a_command() -> None:
     """Extra j14, j14g: with ``#!`` the shell runs the script's path (the interpreter wins);
     without, the shell reads the script itself (j14e: ``/bin/sh <id>.SC``)."""
     assert shell_argv("/bin/sh", "/m/jobs/1.vm/1.vm.SC", "#!/bin/bash\necho\n") == [
-        "/bin/sh", "-c", "/m/jobs/1.vm/1.vm.SC"]
+        "/bin/sh", "-c", "exec /m/jobs/1.vm/1.vm.SC"]
     assert shell_argv("/bin/sh", "/m/jobs/2[1].vm/2[1].vm.SC", "#!/bin/bash\n") == [
-        "/bin/sh", "-c", "'/m/jobs/2[1].vm/2[1].vm.SC'"]
+        "/bin/sh", "-c", "exec '/m/jobs/2[1].vm/2[1].vm.SC'"]
     assert shell_argv("/bin/sh", "/m/1.vm.SC", "echo\n") == ["/bin/sh", "/m/1.vm.SC"]
     assert shell_argv("/bin/sh", "/m/1.vm.SC", " #!/bin/bash\n") == ["/bin/sh", "/m/1.vm.SC"]
 
