@@ -16,7 +16,7 @@ from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_HOOKERROR, PBSE_IVALREQ, 
                                    PbsError)
 from fake_pbs.model.hooks import (CONTENT_CONFIG, CONTENT_PYTHON, Hook, hook_error,
                                   set_hook_attr, unset_hook_attr)
-from fake_pbs.model.qmgr_sched import check_sched_value
+from fake_pbs.model.preempt import check_sched_value
 
 AttrDict = Dict[str, str]
 LogRecord = Tuple[int, str, str, str]  # (event type, class, object, message)
@@ -78,16 +78,6 @@ def default_sched(server_name: str) -> AttrDict:
     attrs = {"sched_host": server_name}
     attrs.update(qmgr_attrs.SCHED_DEFAULTS)
     return attrs
-
-
-def is_manager_name(entries: str, user: str, host: str) -> bool:
-    """Whether ``user@host`` matches the server's ``managers`` list (``user@*`` allowed)."""
-    for entry in qmgr_attrs.split_list(entries):
-        name, _, pattern = entry.partition("@")
-        if name == user and (pattern in ("", "*", host) or
-                             (pattern.startswith("*") and host.endswith(pattern[1:]))):
-            return True
-    return False
 
 
 # -- requests ------------------------------------------------------------------------------------
@@ -453,11 +443,8 @@ def _serve(ctx: Any, request: Dict[str, Any]) -> Any:
 
 
 def _install() -> None:
-    try:
-        from fake_pbs.server import hookpoints
-        from fake_pbs.server.handlers.registry import handler
-    except ImportError:  # pragma: no cover - the daemon is not part of this checkout
-        return
+    from fake_pbs.server import hookpoints
+    from fake_pbs.server.handlers.registry import handler
     for op in ("manager", "hookio", "statsched", "stathook", "statrsc"):
         handler(op)(_serve)
     hookpoints.install(hookpoints.SiteHooks())

@@ -10,13 +10,8 @@ from psij import Job, JobAttributes, JobExecutor, JobSpec, JobState, ResourceSpe
 
 from psijpbs.config import PBSProExecutorConfig
 
-_ROOT = Path(__file__).resolve().parents[2]
-if not (_ROOT / 'fake_pbs' / 'control.py').exists():  # pragma: no cover
-    pytest.skip('fake_pbs/control.py does not exist yet: no fake cluster to run jobs on',
-                allow_module_level=True)
-
 # The fake cluster plugin's fixtures (one cluster per session, reset per test, PATH set).
-from fake_pbs.testing import FakeCluster, fake_cluster, fake_pbs  # noqa: E402,F401
+from fake_pbs.testing import FakeCluster, fake_cluster, fake_pbs  # noqa: F401
 
 WAIT = timedelta(seconds=60)
 

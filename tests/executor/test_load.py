@@ -17,12 +17,9 @@ from psij import Job, JobExecutor, JobSpec, JobState, JobStatus
 
 from psijpbs.config import PBSProExecutorConfig
 
-_ROOT = Path(__file__).resolve().parents[2]
-if not (_ROOT / 'fake_pbs' / 'control.py').exists():  # pragma: no cover
-    pytest.skip('fake_pbs/control.py does not exist yet: no fake cluster to run jobs on',
-                allow_module_level=True)
+from fake_pbs.testing import FakeCluster, fake_cluster, fake_pbs  # noqa: F401
 
-from fake_pbs.testing import FakeCluster, fake_cluster, fake_pbs  # noqa: E402,F401
+_ROOT = Path(__file__).resolve().parents[2]
 
 WAIT = timedelta(seconds=120)
 #: The shim: log the call; hang while <dir>/hang exists (exec, so that the executor's timeout

@@ -136,15 +136,16 @@ def _start(ctx: Context, job: Job, exec_vnode: str) -> None:
 
 
 def _placement(ctx: Context, job: Job) -> str:
-    from fake_pbs.server.scheduling import _load_cycle, public
+    from fake_pbs.server.sched.cycle import run_cycle
+    from fake_pbs.server.scheduling import public
     state = ctx.app.state
     entry = public(job)
     entry["id"] = job["_id"]
     entry["job_state"] = st.QUEUED
-    result = _load_cycle()(dict(state.server), dict(state.sched),
-                           {n: dict(q) for n, q in state.queues.items()},
-                           {n: dict(a) for n, a in state.nodes.items()}, [entry],
-                           ctx.app.now())
+    result = run_cycle(dict(state.server), dict(state.sched),
+                       {n: dict(q) for n, q in state.queues.items()},
+                       {n: dict(a) for n, a in state.nodes.items()}, [entry],
+                       ctx.app.now())
     for run in result.runs:
         if run.jobid == job["_id"]:
             return str(run.exec_vnode)
