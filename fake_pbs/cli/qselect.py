@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from fake_pbs.cli import common, qsub_jobctl
+from fake_pbs.cli import common, jobctl
 from fake_pbs.cli.qsub_getopt import OptionError, getopt
 from fake_pbs.model.errors import PBSE_UNKQUE, PbsError
 
@@ -85,15 +85,15 @@ def _criteria(opts: List[Tuple[str, str]]) -> Tuple[List[Criterion], str, List[s
 
 
 def body(argv: List[str]) -> int:
-    if qsub_jobctl.wants_version(argv):
+    if jobctl.wants_version(argv):
         return 0
     try:
         opts, operands = getopt(argv, SPEC, "qselect", permute=True)
     except OptionError as err:
-        return qsub_jobctl.usage(USAGE, messages=[err.message])
+        return jobctl.usage(USAGE, messages=[err.message])
     criteria, extend, errors = _criteria(opts)
     if errors or operands:
-        return qsub_jobctl.usage(USAGE, messages=errors)
+        return jobctl.usage(USAGE, messages=errors)
     try:
         ids = common.request("selectjob", criteria=[list(c) for c in criteria], extend=extend)
     except PbsError as err:
