@@ -1,7 +1,7 @@
 """qmgr: ``qmgr [-a] [-c command] [-e] [-n] [-z] [server...]``; requests from ``-c`` or stdin.
 
 Each request line is parsed by :mod:`fake_pbs.model.qmgr_grammar`, sent as ``manager`` /
-``hookio`` / ``stat*`` requests and rendered by :mod:`fake_pbs.model.qmgr_render`.  Errors keep
+``hookio`` / ``stat*`` requests and rendered by :mod:`fake_pbs.cli.render.qmgr`.  Errors keep
 PBS's shape: ``qmgr obj=<name> svr=default: <text>`` then ``qmgr: Error (<code>) returned from
 server`` (or ``qmgr: hook error returned from server``), exit ``code % 256`` (cases d02-d10).
 """
@@ -12,7 +12,8 @@ import os
 import sys
 
 from fake_pbs.cli import common
-from fake_pbs.model import qmgr_attrs, qmgr_render
+from fake_pbs.cli.render import qmgr as qmgr_render
+from fake_pbs.model import qmgr_attrs
 from fake_pbs.model.errors import PBSE_HOOKERROR, PbsError
 from fake_pbs.model.qmgr_grammar import Directive, QmgrSyntaxError, parse
 
