@@ -10,7 +10,7 @@ import time
 from typing import Any, Dict, List, Optional
 
 from fake_pbs.model import states as st
-from fake_pbs.server import hookpoints, hooksync, nodes as vnodes
+from fake_pbs.server import hookpoints, hooksync, vnodeslots as vnodes
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.logs import DEBUG
 
