@@ -11,7 +11,7 @@ from fake_pbs.server.handlers import load_all
 from fake_pbs.server.listener import Listener
 from fake_pbs.server import vnodeslots, vnodestate
 from fake_pbs.server.nodehealth import NodeHealth
-from fake_pbs.server.scheduling import Scheduler
+from fake_pbs.server.sched.loop import Scheduler
 
 
 def pid_file(home: Path) -> Path:
