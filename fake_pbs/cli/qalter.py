@@ -11,7 +11,7 @@ import time
 
 from fake_pbs import leanos
 from fake_pbs.cli import common, jobctl, qsub_verify
-from fake_pbs.cli.qsub_getopt import OptionError, getopt
+from fake_pbs.cli.posix_getopt import OptionError, strict
 from fake_pbs.cli.qsub_options import parse_equal_list, parse_resource_list
 from fake_pbs.model import ecl
 from fake_pbs.model.errors import PbsError
@@ -35,7 +35,7 @@ SIMPLE = {"A": "Account_Name", "P": "project", "c": "Checkpoint", "e": "Error_Pa
 
 def _options(argv: List[str], attrs: Dict[str, str], reslist: Dict[str, str]) -> List[str]:
     """Fill ``attrs``/``reslist`` from the options; return the operands (job ids)."""
-    opts, ids = getopt(argv, SPEC, "qalter", permute=True)
+    opts, ids = strict(argv, SPEC, "qalter", permute=True)
     errors: List[str] = []
     for letter, value in opts:
         if letter == "a":

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 
 from fake_pbs.cli import common, jobctl
-from fake_pbs.cli.qsub_getopt import OptionError, getopt
+from fake_pbs.cli.posix_getopt import OptionError, strict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ def body(argv: List[str]) -> int:
     if jobctl.wants_version(argv):
         return 0
     try:
-        opts, ids = getopt(argv, "W:x", "qdel", permute=True)
+        opts, ids = strict(argv, "W:x", "qdel", permute=True)
     except OptionError as err:
         return jobctl.usage(USAGE, messages=[err.message])
     force = purge = False

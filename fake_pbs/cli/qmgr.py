@@ -7,11 +7,11 @@ server`` (or ``qmgr: hook error returned from server``), exit ``code % 256`` (ca
 """
 from __future__ import annotations
 
-import getopt
 import os
 import sys
 
 from fake_pbs.cli import common
+from fake_pbs.cli.posix_getopt import OptionError, strict
 from fake_pbs.cli.render import qmgr as qmgr_render
 from fake_pbs.model import qmgr_attrs
 from fake_pbs.model.errors import PBSE_HOOKERROR, PbsError
@@ -230,11 +230,11 @@ def run(argv: List[str], stdin: TextIO, out: TextIO, err: TextIO) -> int:
         out.write(VERSION)
         return 0
     try:
-        opts, _servers = getopt.getopt(argv, "ac:enz")
-    except getopt.GetoptError:
+        opts, _servers = strict(argv, "ac:enz", "qmgr")
+    except OptionError:
         err.write(USAGE)
         return 1
-    flags = {flag: value for flag, value in opts}
+    flags = {"-" + letter: value for letter, value in opts}
     session = Session(out, err, stdin, quiet="-z" in flags, echo="-e" in flags,
                       dry_run="-n" in flags)
     if "-c" in flags:

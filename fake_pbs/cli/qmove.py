@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 
 from fake_pbs.cli import common, jobctl
-from fake_pbs.cli.qsub_getopt import OptionError, getopt
+from fake_pbs.cli.posix_getopt import OptionError, strict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -17,7 +17,7 @@ def body(argv: List[str]) -> int:
     if jobctl.wants_version(argv):
         return 0
     try:
-        _, operands = getopt(argv, "", "qmove", permute=True)
+        _, operands = strict(argv, "", "qmove", permute=True)
     except OptionError as err:
         return jobctl.usage(USAGE, messages=[err.message])
     if len(operands) < 2:

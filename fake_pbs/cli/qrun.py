@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 
 from fake_pbs.cli import common, jobctl
-from fake_pbs.cli.qsub_getopt import OptionError, getopt
+from fake_pbs.cli.posix_getopt import OptionError, strict
 from fake_pbs.model.errors import PBSE_UNKNODE, PbsError
 
 TYPE_CHECKING = False
@@ -23,7 +23,7 @@ def body(argv: List[str]) -> int:
     if jobctl.wants_version(argv):
         return 0
     try:
-        opts, ids = getopt(argv, "H:a", "qrun", permute=True)
+        opts, ids = strict(argv, "H:a", "qrun", permute=True)
     except OptionError as err:
         return jobctl.usage(USAGE, 1, [err.message])
     vnodes: Optional[str] = None

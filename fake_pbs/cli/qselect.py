@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 
 from fake_pbs.cli import common, jobctl
-from fake_pbs.cli.qsub_getopt import OptionError, getopt
+from fake_pbs.cli.posix_getopt import OptionError, strict
 from fake_pbs.model.errors import PBSE_UNKQUE, PbsError
 
 TYPE_CHECKING = False
@@ -88,7 +88,7 @@ def body(argv: List[str]) -> int:
     if jobctl.wants_version(argv):
         return 0
     try:
-        opts, operands = getopt(argv, SPEC, "qselect", permute=True)
+        opts, operands = strict(argv, SPEC, "qselect", permute=True)
     except OptionError as err:
         return jobctl.usage(USAGE, messages=[err.message])
     criteria, extend, errors = _criteria(opts)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 
 from fake_pbs.cli import common, jobctl
-from fake_pbs.cli.qsub_getopt import OptionError, getopt
+from fake_pbs.cli.posix_getopt import OptionError, strict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,7 +20,7 @@ def body(argv: List[str]) -> int:
     if jobctl.wants_version(argv):
         return 0
     try:
-        opts, ids = getopt(argv, "s:", "qsig", permute=True)
+        opts, ids = strict(argv, "s:", "qsig", permute=True)
     except OptionError as err:
         return jobctl.usage(USAGE, messages=[err.message])
     if not ids:
