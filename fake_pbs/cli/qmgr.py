@@ -14,7 +14,7 @@ from fake_pbs.cli import common
 from fake_pbs.cli.posix_getopt import OptionError, strict
 from fake_pbs.cli.render import qmgr as qmgr_render
 from fake_pbs.model import qmgr_attrs
-from fake_pbs.model.errors import PBSE_HOOKERROR, PbsError
+from fake_pbs.model.errors import PBSE_HOOKERROR, RETURNED_FROM_SERVER, PbsError, message_for
 from fake_pbs.model.qmgr_grammar import Directive, QmgrSyntaxError, parse
 
 TYPE_CHECKING = False
@@ -47,8 +47,8 @@ class Session:
             self.err.write(text)
 
     def server_error(self, name: str, exc: PbsError, status: Optional[int] = None) -> int:
-        tail = ("qmgr: hook error returned from server\n" if exc.code == PBSE_HOOKERROR
-                else "qmgr: Error (%d) returned from server\n" % exc.code)
+        what = message_for(exc.code) if exc.code == PBSE_HOOKERROR else "Error (%d)" % exc.code
+        tail = "qmgr: %s%s\n" % (what, RETURNED_FROM_SERVER)
         self.error("qmgr obj=%s svr=default: %s\n%s" % (name, exc.text, tail))
         return exc.exit_code if status is None else status
 

@@ -10,7 +10,7 @@ import sys
 
 from fake_pbs.cli import common, jobctl
 from fake_pbs.cli.posix_getopt import OptionError, strict
-from fake_pbs.model.errors import PBSE_UNKQUE, PbsError
+from fake_pbs.model.errors import PBSE_UNKQUE, UNKQUE_DESTINATION, PbsError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ def body(argv: List[str]) -> int:
     try:
         ids = common.request("selectjob", criteria=[list(c) for c in criteria], extend=extend)
     except PbsError as err:
-        text = "Unknown queue destination" if err.code == PBSE_UNKQUE else err.text
+        text = UNKQUE_DESTINATION if err.code == PBSE_UNKQUE else err.text
         sys.stderr.write("qselect: %s\n" % text)
         return err.exit_code
     sys.stdout.write("".join(str(jobid) + "\n" for jobid in ids))

@@ -10,6 +10,8 @@ import time
 from typing import Any, Dict, List, Optional
 
 from fake_pbs.model import states as st
+from fake_pbs.model.errors import (PBSE_HOOK_REJECT_DELETEJOB, PBSE_HOOK_REJECT_RERUNJOB,
+                                   message_for)
 from fake_pbs.server import hookpoints, hooksync, vnodeslots as vnodes
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.logs import DEBUG
@@ -26,8 +28,8 @@ SESSION_ID_AFTER = 2
 SUB_STAGEOUT = 51  # JOB_SUBSTATE_STAGEOUT: E after the obit, while files are staged out (c04b)
 
 RERUN_MESSAGES = {
-    -16: "hook rejected request, requiring job to be rerun",
-    -17: "hook rejected request, requiring job to be deleted",
+    -16: message_for(PBSE_HOOK_REJECT_RERUNJOB),
+    -17: message_for(PBSE_HOOK_REJECT_DELETEJOB),
     -19: "a hook requested for job to be deleted",
     -30: "Mom rejected job due to join job error",
 }

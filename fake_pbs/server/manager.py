@@ -10,10 +10,10 @@ import binascii
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from fake_pbs.model import qmgr_attrs
-from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_HOOKERROR, PBSE_IVALREQ, PBSE_NOATTR,
-                                   PBSE_NODEEXIST, PBSE_NOSUP, PBSE_PERM, PBSE_QUEEXIST,
-                                   PBSE_UNKNODE, PBSE_UNKQUE, PBSE_UNKRESC, PBSE_UNKSCHED,
-                                   PbsError)
+from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_DUPLIST, PBSE_HOOKERROR, PBSE_IVALREQ,
+                                   PBSE_NOATTR, PBSE_NODEEXIST, PBSE_NOSUP, PBSE_PERM,
+                                   PBSE_QUEEXIST, PBSE_UNKNODE, PBSE_UNKQUE, PBSE_UNKRESC,
+                                   PBSE_UNKSCHED, PbsError, detail, message_for)
 from fake_pbs.model.hooks import (CONTENT_CONFIG, CONTENT_PYTHON, Hook, hook_error,
                                   set_hook_attr, unset_hook_attr)
 from fake_pbs.model.preempt import check_sched_value
@@ -134,7 +134,7 @@ def _check_resource(managed: Managed, attr: str) -> None:
     if "." in attr:
         resource = attr.split(".", 1)[1]
         if resource not in BUILTIN_RESOURCES and resource not in managed.resources:
-            raise PbsError(PBSE_UNKRESC, "Unknown resource %s" % attr)
+            raise PbsError(PBSE_UNKRESC, detail(PBSE_UNKRESC, attr))
 
 
 def _manage_attrs(target: AttrDict, objtype: str, command: str,
@@ -218,7 +218,7 @@ def _manage_resource(managed: Managed, command: str, name: str,
                      attrs: List[Tuple[str, str, str]], outcome: Outcome) -> None:
     if command == "create":
         if name in managed.resources or name in BUILTIN_RESOURCES:
-            raise PbsError(PBSE_BADATVAL, "Duplicate entry in list ")
+            raise PbsError(PBSE_BADATVAL, message_for(PBSE_DUPLIST))
         resource = {"type": "long", "flag": ""}
         managed.resources[name] = resource
     elif name not in managed.resources:

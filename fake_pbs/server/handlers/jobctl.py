@@ -8,7 +8,7 @@ from typing import Any, Dict, List
 
 from fake_pbs.model import states as st
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADSTATE, PBSE_IVALREQ, PBSE_MODATRRUN,
-                                   PBSE_PERM, PBSE_UNKQUE, PbsError)
+                                   PBSE_PERM, PBSE_UNKQUE, PbsError, detail)
 from fake_pbs.server import hookpoints, lifecycle, resourcing
 from fake_pbs.server.handlers.common import find_job, require_owner
 from fake_pbs.server.handlers.registry import Context, handler
@@ -210,8 +210,7 @@ def alterjob(ctx: Context, request: Dict[str, Any]) -> None:
             resource = name.split(".", 1)[1]
             changes[name] = value = resourcing.verify(resource, value, custom)
         if running and name not in _RUNNING_ALTERABLE:
-            raise PbsError(PBSE_MODATRRUN,
-                           "Cannot modify attribute while job running  %s" % name)
+            raise PbsError(PBSE_MODATRRUN, detail(PBSE_MODATRRUN, name))
         if running and name == "Resource_List.walltime" and not ctx.caller.manager:
             old = job.get(name)
             if old is None or _seconds(value) > _seconds(old):
