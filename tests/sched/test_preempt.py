@@ -164,7 +164,7 @@ def test_same_level_is_not_preempted() -> None:
 def test_pending_victims_are_not_chosen_again() -> None:
     """Victims already being preempted carry preempt_pending and are skipped."""
     victim = running(1, "(vm:ncpus=1)", "vm/0")
-    victim["_preempt_pending"] = "1"
+    victim["preempt_pending"] = "1"
     result = cycle({"vm": node(1)}, [victim, job(2, queue_name="express")], queues=_EXPRESS)
     assert result.preempt == []
 

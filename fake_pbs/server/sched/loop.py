@@ -145,14 +145,8 @@ class Scheduler(SchedulerLike):
                                  {n: dict(a) for n, a in state.nodes.items()},
                                  self._inputs(considered), app.now(), **extra)
             runs = {run.jobid: run for run in result.runs}
-            plans = {plan.run.jobid: plan for plan in getattr(result, "preempt", None) or []}
-            steps = list(getattr(result, "considered", None) or [])
-            if not steps:  # a cycle function that does not report its steps
-                for run in result.runs:
-                    self._run(run)
-                for jobid, comment in result.comments.items():
-                    self._comment(jobid, comment)
-                return False
+            plans = {plan.run.jobid: plan for plan in result.preempt}
+            steps = result.considered
             pending: Optional[Any] = None
             for step in steps:
                 considered.add(step.jobid)
