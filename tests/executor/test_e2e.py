@@ -8,16 +8,14 @@ from typing import Any, Iterator, List, Optional
 import pytest
 from psij import Job, JobAttributes, JobExecutor, JobSpec, JobState, ResourceSpecV1
 
+from fake_pbs.testing import FakeCluster
 from psijpbs.config import PBSProExecutorConfig
-
-# The fake cluster plugin's fixtures (one cluster per session, reset per test, PATH set).
-from fake_pbs.testing import FakeCluster, fake_cluster, fake_pbs  # noqa: F401
 
 WAIT = timedelta(seconds=60)
 
 
 @pytest.fixture
-def executor(execparams: object, fake_pbs: FakeCluster,  # noqa: F811
+def executor(execparams: object, fake_pbs: FakeCluster,
              tmp_path: Path) -> Iterator[JobExecutor]:
     """A pbspro executor (through psij's registry) with its work dir in tmp, polling fast."""
     config = PBSProExecutorConfig(work_directory=tmp_path / 'psij-work',
@@ -148,7 +146,7 @@ def test_list_right_after_submit(execparams: object, executor: JobExecutor) -> N
 
 
 def test_attach_unknown_id_fails(execparams: object, executor: JobExecutor,
-                                 fake_pbs: FakeCluster) -> None:  # noqa: F811
+                                 fake_pbs: FakeCluster) -> None:
     """attach to an id PBS never had (qstat: Unknown Job Id, rc 153) -> FAILED, not
     COMPLETED."""
     job = Job()
@@ -174,7 +172,7 @@ def test_attach_to_submitted_job(execparams: object, executor: JobExecutor) -> N
 
 
 def test_without_job_history(execparams: object, executor: JobExecutor,
-                             fake_pbs: FakeCluster) -> None:  # noqa: F811
+                             fake_pbs: FakeCluster) -> None:
     """job_history_enable = False (the real default): finished jobs vanish and qstat -x says
     'Unknown Job Id' (rc 153, as payu#865 shows). Outcomes still come from the .ec files:
     COMPLETED and FAILED(3), not 'all jobs failed to poll' as with psij's built-in pbs."""

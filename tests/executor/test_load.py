@@ -17,7 +17,7 @@ from psij import Job, JobExecutor, JobSpec, JobState, JobStatus
 
 from psijpbs.config import PBSProExecutorConfig
 
-from fake_pbs.testing import FakeCluster, fake_cluster, fake_pbs  # noqa: F401
+from fake_pbs.testing import FakeCluster
 
 _ROOT = Path(__file__).resolve().parents[2]
 
@@ -63,7 +63,7 @@ class QstatShim:
 
 
 @pytest.fixture
-def shim(fake_pbs: FakeCluster, tmp_path: Path,  # noqa: F811
+def shim(fake_pbs: FakeCluster, tmp_path: Path,
          monkeypatch: pytest.MonkeyPatch) -> Iterator[QstatShim]:
     """A ``qstat`` shim first on PATH, and polling made fast through the environment."""
     directory = tmp_path / 'shim'
@@ -160,7 +160,7 @@ def test_200_jobs_at_once_one_qstat_per_poll(shim: QstatShim,
 
 def test_bogus_attached_ids_among_good_jobs(shim: QstatShim,
                                             make_executor: Callable[[], JobExecutor],
-                                            fake_pbs: FakeCluster) -> None:  # noqa: F811
+                                            fake_pbs: FakeCluster) -> None:
     """Attached ids PBS never had, polled in the same qstat as good jobs: qstat reports the
     good ones on stdout and, on stderr, ``qstat: Unknown Job Id <id>`` with rc 153 (transcript
     b21 ``qstat -f -F json -x 16.vm 999.vm``) or, for an id naming another server,

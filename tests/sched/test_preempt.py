@@ -6,7 +6,7 @@ import pytest
 from fake_pbs.model.errors import PBSE_BADATVAL, PbsError
 from fake_pbs.model.preempt import OrderStep, check_preempt_queue_prio, check_preempt_sort, \
     methods_for, parse_preempt_order, parse_preempt_prio, usable_methods
-from sched_helpers import cycle, job, node, queue, running
+from .sched_helpers import cycle, job, node, queue, running
 
 _EXPRESS = {"workq": queue(0), "express": queue(200)}
 
