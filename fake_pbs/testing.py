@@ -7,11 +7,11 @@ conftest, or import the fixtures into a conftest)::
         job = fake_pbs.qsub("echo hi")
         assert fake_pbs.wait(job)["job_state"] == "F"
 
-Fixtures: ``fake_cluster`` (session: a tmp ``FAKE_PBS_HOME``, started once, always stopped at
-the end), ``fake_pbs`` (per test: the same cluster after ``reset()``, with PATH and
-FAKE_PBS_HOME set in ``os.environ``).  :class:`FakeCluster` is also the harness the project's
-own suites build their clusters on (other host layouts, crash controls): one set of commands,
-waits and log readers.  Options (all prefixed ``--fake-pbs-``):
+Fixtures: ``fake_cluster`` (session: a tmp ``FAKE_PBS_HOME``, started once, always stopped at the
+end), ``fake_pbs`` (per test: the same cluster after ``reset()``, with PATH and FAKE_PBS_HOME set
+in ``os.environ``, its ``log_lines()`` starting at the test). :class:`FakeCluster` is also the
+harness the project's own suites build their clusters on (other host layouts, crash controls): one
+set of commands, waits and log readers. Options (all prefixed ``--fake-pbs-``):
 ``--fake-pbs-host NAME[:ncpus=N][:mem=SIZE][:ngpus=G]`` (repeatable),
 ``--fake-pbs-server-name NAME``, ``--fake-pbs-keep`` (leave the cluster running for debugging).
 """
@@ -226,6 +226,7 @@ def fake_cluster(request: Any, tmp_path_factory: Any) -> Iterator[FakeCluster]:
 @pytest.fixture
 def fake_pbs(fake_cluster: FakeCluster, monkeypatch: Any) -> Iterator[FakeCluster]:
     fake_cluster.reset()
+    fake_cluster.mark_logs()  # log_lines() reads this test's lines only
     monkeypatch.setenv("FAKE_PBS_HOME", str(fake_cluster.home))
     monkeypatch.setenv("PATH", fake_cluster.env["PATH"])
     monkeypatch.setenv("FAKE_PBS_AUTOSTART", "0")
