@@ -23,9 +23,15 @@ fidelity:
 bench:
 	$(PY) bench/run_all.py $(BENCH_ARGS)
 
-# psij's own upstream suite (tag 0.9.11) against the fake: PSIJ_TESTS=<dir holding tests/ of 0.9.11>
+# psij's own suites against the fake: 0.9.11's with psij 0.9.11 (.venv) and master's with psij
+# master (.venv-psij-master, made on first use), from ../shared/upstream; PSIJ_TESTS=<dir holding
+# a psij tests/> runs that one instead, with .venv's psij.
 psij-upstream:
+ifdef PSIJ_TESTS
 	tools/run_psij_upstream.sh $(PSIJ_TESTS)
+else
+	tools/run_psij_upstream.sh 0.9.11 && tools/run_psij_upstream.sh master
+endif
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache build *.egg-info
+	rm -rf $(VENV) .venv-psij-master .mypy_cache .pytest_cache build *.egg-info

@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Dict, List, Optional, Sequence, Type
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Type
 
 from fake_pbs import paths, protocol
 
@@ -32,20 +32,45 @@ def precompile() -> None:
                    check=True, stdout=subprocess.DEVNULL, timeout=300)
 
 
+def _tree_cpu(pid: int) -> float:
+    """CPU seconds of ``pid`` and of its reaped children, plus its live children's likewise."""
+    tick = float(os.sysconf("SC_CLK_TCK"))
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as handle:
+            fields = handle.read().rsplit(b") ", 1)[1].split()
+        children: List[int] = []
+        for task in os.listdir("/proc/%d/task" % pid):  # a thread may have started a child
+            with open("/proc/%d/task/%s/children" % (pid, task), "rb") as handle:
+                children += [int(c) for c in handle.read().split()]
+    except OSError:
+        return 0.0
+    own = sum(int(f) for f in fields[11:15]) / tick  # utime stime cutime cstime
+    return own + sum(_tree_cpu(child) for child in children)
+
+
 class BenchCluster:
     """Starts a cluster on enter and always stops it on exit."""
 
-    def __init__(self, hosts: Sequence[str] = ()) -> None:
+    def __init__(self, hosts: Sequence[str] = (), python_dir: str = "",
+                 account: bool = False) -> None:
+        """``python_dir``: a directory put on PATH right after ``fake_pbs/bin`` (its
+        ``python3``, a shim or the interpreter itself, is what PATH gives the commands);
+        ``account``: start the cluster under :mod:`bench._reaper` (see :meth:`jobs_cpu`)."""
         self.hosts = list(hosts)
         self.home = Path(tempfile.mkdtemp(prefix="fpbs-bench-"))
+        self._reaper: Optional["subprocess.Popen[str]"] = None
+        self._account = account
         # Jobs are submitted from here, so their output files land inside the cluster's home
         # and go with it (not in the caller's directory or /tmp).
         self.work = self.home / "work"
         self.work.mkdir()
         self.env: Dict[str, str] = dict(os.environ)
         self.env["FAKE_PBS_HOME"] = str(self.home)
-        self.env["PATH"] = "%s%s%s" % (BIN, os.pathsep, self.env.get("PATH", ""))
+        self.env["PATH"] = os.pathsep.join(
+            [str(BIN)] + ([python_dir] if python_dir else []) + [self.env.get("PATH", "")])
         self.env["FAKE_PBS_AUTOSTART"] = "0"
+        if python_dir:  # what PATH gives, and the interpreter the cluster records
+            self.env.pop("FAKE_PBS_PYTHON", None)
         self._channel: Optional[protocol.LineChannel] = None
 
     def __enter__(self) -> "BenchCluster":
@@ -54,7 +79,10 @@ class BenchCluster:
         for host in self.hosts:
             args += ["--host", host]
         try:
-            subprocess.run(args, env=self.env, check=True, stdout=subprocess.DEVNULL)
+            if self._account:
+                self._start_accounted(args)
+            else:
+                subprocess.run(args, env=self.env, check=True, stdout=subprocess.DEVNULL)
         except BaseException:
             self.stop()
             raise
@@ -70,7 +98,42 @@ class BenchCluster:
             self._channel = None
         subprocess.run([str(BIN / "fake-pbs"), "stop"], env=self.env, check=False,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+        if self._reaper is not None:
+            self._reaper.terminate()
+            self._reaper.wait(timeout=60)
+            self._reaper = None
         shutil.rmtree(self.home, ignore_errors=True)
+
+    # -- CPU accounting (account=True) -------------------------------------------------------------
+    def _start_accounted(self, args: List[str]) -> None:
+        self._reaper = subprocess.Popen(
+            [sys.executable, "-m", "bench._reaper", str(self.home / "reaped.json"), "--"] + args,
+            env=self.env, cwd=str(REPO), stdout=subprocess.PIPE, text=True)
+        assert self._reaper.stdout is not None
+        line = self._reaper.stdout.readline()
+        if line.strip() != "started 0":
+            raise RuntimeError("fake-pbs start under bench._reaper: %r" % line)
+
+    def jobs_cpu(self) -> Tuple[int, float]:
+        """Processes reaped so far that were no daemon (each job's shepherd with its job
+        shell; so far nothing else exits while the cluster runs) and their CPU seconds."""
+        try:
+            with open(str(self.home / "reaped.json")) as handle:
+                data = json.load(handle)
+        except (OSError, ValueError):
+            return 0, 0.0
+        return int(data["reaped"]), float(data["cpu"])
+
+    def daemons_cpu(self) -> Dict[str, float]:
+        """CPU seconds so far of the server and of the moms, each mom with its live children
+        (the shepherd launcher) and everything they reaped (user + system)."""
+        with open(str(paths.run_dir(self.home) / "daemons.json"), "r") as handle:
+            pids = json.load(handle)
+        spent: Dict[str, float] = {}
+        for key, pid in pids.items():
+            kind = "server" if key == "server" else "mom"
+            spent[kind] = spent.get(kind, 0.0) + _tree_cpu(int(pid))
+        return spent
 
     def drop_channel(self) -> None:
         """Forget this cluster's own connection (after its server was stopped)."""

@@ -1,14 +1,17 @@
 """Soak: a long mix of submits, cancels, holds and releases while the server and the moms are
-killed (SIGKILL) and restarted, then a count of what came out (issue 6, reliability).
+killed (SIGKILL) and restarted, then a count of what came out (issues 6 and 15, reliability).
 
     python -m bench.soak --minutes 3 [--submitters 4] [--seed 1]
+    python -m bench.soak --jobs 20000 --minutes 240 --crash-every 3 --job-seconds 0.3
 
-Prints: jobs submitted, finished correctly, lost, duplicated, stuck; crashes survived.  A job is
-*finished correctly* when it is F with the Exit_status its script chose (a cancelled one: F);
-*lost* when an id that qsub printed is unknown to the server; *duplicated* when qsub printed the
-same id twice or a job ran more than once without a crash to explain it; *stuck* when it is not
-F once the mix has stopped and the cluster had ``--settle`` seconds to finish.  Exit status 0
-only when lost, duplicated and stuck are all zero.
+Prints: jobs submitted, finished correctly, lost, duplicated, stuck, bad output; crashes
+survived.  A job is *finished correctly* when it is F with the Exit_status its script chose (a
+cancelled one: F); *lost* when an id that qsub printed is unknown to the server; *duplicated*
+when qsub printed the same id twice or the job's shell ran more than once (each run appends the
+job id to ``runs.log``: a finished job that a restart started again shows twice, whatever its
+run_count says); *stuck* when it is not F once the mix has stopped and the cluster had
+``--settle`` seconds to finish; *bad output* when a job that finished on its own has not exactly
+its one line in its output file.  Exit status 0 only when all four are zero.
 """
 import argparse
 import os
@@ -30,6 +33,7 @@ HOSTS = ["s1:ncpus=4", "s2:ncpus=4", "s3:ncpus=4"]
 # ~1 s jobs a second, and unbounded submitters (a qsub takes ~20 ms) would queue thousands that
 # no settle period drains, counting a backlog as "stuck".  Crashes still meet a full queue.
 BACKLOG = 240
+RECENT = 200  # the meddler's targets: among the last jobs submitted
 
 
 class Soak:
@@ -47,10 +51,14 @@ class Soak:
         self.expected: Dict[str, str] = {}   # jobid -> Exit_status its script chooses
         self.printed: List[str] = []        # every id qsub printed, in order
         self.cancelled: Set[str] = set()
+        self.held: Set[str] = set()         # jobs the soak held and has not released yet
         self.crashes = 0
         self.errors: List[str] = []
         self.stop = threading.Event()
         self.unfinished = 0                 # jobs not F at the watcher's last look
+        self.runs_log = self.work / "runs.log"  # one line per job shell run (O_APPEND)
+        self.job_seconds = 2.0
+        self.target = 0                     # stop submitting after this many jobs (0: none)
 
     # -- plumbing ---------------------------------------------------------------------------
     def run(self, *argv: str, stdin: Optional[str] = None) -> "subprocess.CompletedProcess[str]":
@@ -71,10 +79,14 @@ class Soak:
         """Count the unfinished jobs every second (the submitters' backlog bound)."""
         while not self.stop.wait(1.0):
             try:
-                jobs = self.statjobs()
-            except (OSError, PbsError):
+                channel = protocol.connect(paths.server_socket(self.home), timeout=30)
+                try:
+                    live = protocol.call(channel, "selectjob", criteria=[], extend="")
+                finally:
+                    channel.close()
+            except (OSError, PbsError, ValueError):
                 continue  # the server is down this instant
-            self.unfinished = sum(1 for a in jobs.values() if a.get("job_state") != "F")
+            self.unfinished = len(live)
 
     def submitter(self, worker: int) -> None:
         rng = random.Random(worker)
@@ -82,9 +94,17 @@ class Soak:
             if self.unfinished >= BACKLOG:
                 self.stop.wait(0.5)
                 continue
+            with self.guard:
+                if self.target and len(self.printed) >= self.target:
+                    self.stop.wait(0.5)
+                    continue
             code = str(rng.randrange(0, 4))
             held = rng.random() < 0.1
-            script = "#!/bin/sh\nsleep %.1f\nexit %s\n" % (rng.random() * 2, code)
+            # The run is recorded before the output: a second run shows in runs.log even when
+            # it ended the same way (and rewrote the same output).
+            script = ("#!/bin/sh\necho \"$PBS_JOBID\" >> %s\nsleep %.2f\n"
+                      "echo \"out $PBS_JOBID\"\nexit %s\n" % (
+                          self.runs_log, rng.random() * self.job_seconds, code))
             done = self.run("qsub", *(["-h"] if held else []), stdin=script)
             if done.returncode != 0:
                 # The server may be down this instant: no id printed, nothing accepted.
@@ -94,23 +114,33 @@ class Soak:
             with self.guard:
                 self.printed.append(jobid)
                 self.expected.setdefault(jobid, code)
+                if held:
+                    self.held.add(jobid)
 
     def meddler(self) -> None:
-        """Cancels, holds and releases, at random, among the submitted jobs."""
+        """Cancels, holds and releases, at random, among the recent jobs (the ones likely not
+        finished yet); releases go to the jobs it held, so that holds do not pile up over a
+        long run (a backlog of held jobs would stop the submitters)."""
         while not self.stop.wait(0.3):
             with self.guard:
                 if not self.printed:
                     continue
-                target = self.random.choice(self.printed)
+                target = self.random.choice(self.printed[-RECENT:])
+                held = sorted(self.held)
             action = self.random.random()
             if action < 0.2:
                 if self.run("qdel", target).returncode == 0:
                     with self.guard:
                         self.cancelled.add(target)
             elif action < 0.5:
-                self.run("qhold", target)
+                if self.run("qhold", target).returncode == 0:
+                    with self.guard:
+                        self.held.add(target)
             else:
-                self.run("qrls", target)
+                target = self.random.choice(held) if held else target
+                if self.run("qrls", target).returncode == 0 or target in held:
+                    with self.guard:
+                        self.held.discard(target)
 
     def crasher(self, period: float) -> None:
         """Every ``period`` seconds, SIGKILL the server or a mom, then start it again."""
@@ -145,7 +175,16 @@ class Soak:
             time.sleep(1.0)
         lost = [j for j in self.expected if j not in jobs]
         stuck = [j for j in self.expected if j in jobs and jobs[j].get("job_state") != "F"]
-        duplicated = len(self.printed) - len(set(self.printed))
+        runs = self.shell_runs()
+        twice = sorted(j for j, n in runs.items() if n > 1)
+        for jobid in twice[:10]:
+            attrs = jobs.get(jobid, {})
+            self.errors.append("%s ran %d times (run_count %s, Exit_status %s, comment %r)" % (
+                jobid, runs[jobid], attrs.get("run_count"), attrs.get("Exit_status"),
+                attrs.get("comment")))
+        duplicated = len(self.printed) - len(set(self.printed)) + len(twice)
+        bad_output = self.check_output(jobs)
+        reruns = sum(1 for j in self.expected if int(jobs.get(j, {}).get("run_count", 0)) > 1)
         correct = 0
         for jobid, code in self.expected.items():
             attrs = jobs.get(jobid, {})
@@ -160,7 +199,47 @@ class Soak:
             self.errors.append("lost %s stuck %s" % (lost[:10], stuck[:10]))
         return {"submitted": len(self.expected), "finished correctly": correct,
                 "lost": len(lost), "duplicated": duplicated, "stuck": len(stuck),
+                "bad output": bad_output, "run_count > 1": reruns,
                 "crashes survived": self.crashes}
+
+    def shell_runs(self) -> Dict[str, int]:
+        """How many times each job's shell ran (its lines in runs.log)."""
+        counts: Dict[str, int] = {}
+        try:
+            text = self.runs_log.read_text()
+        except FileNotFoundError:
+            return counts
+        for line in text.splitlines():
+            counts[line.strip()] = counts.get(line.strip(), 0) + 1
+        return counts
+
+    def check_output(self, jobs: Dict[str, Dict[str, str]]) -> int:
+        """Jobs that ended on their own (not cancelled) whose output file is not exactly their
+        one line (a lost stage-out, or one overwritten by a second run)."""
+        bad = 0
+        for jobid in self.expected:
+            attrs = jobs.get(jobid, {})
+            if jobid in self.cancelled or attrs.get("job_state") != "F":
+                continue
+            path = self.work / ("STDIN.o" + jobid.split(".")[0])
+            try:
+                text = path.read_text()
+            except OSError as err:
+                text = "(%s)" % err.strerror
+            if text != "out %s\n" % jobid:
+                bad += 1
+                if bad <= 10:
+                    self.errors.append("%s: output %r" % (jobid, text[:80]))
+        return bad
+
+    def progress(self, started: float) -> None:
+        """A line a minute on stderr, so that a run of hours can be followed."""
+        while not self.stop.wait(60.0):
+            with self.guard:
+                submitted = len(self.printed)
+            print("soak: %.0f min, %d submitted, %d unfinished, %d crashes" % (
+                (time.monotonic() - started) / 60, submitted, self.unfinished, self.crashes),
+                file=sys.stderr, flush=True)
 
     def close(self) -> None:
         try:
@@ -178,8 +257,15 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--crash-every", type=float, default=6.0, help="seconds")
     parser.add_argument("--settle", type=float, default=180.0, help="seconds")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=0,
+                        help="stop submitting after this many jobs (the mix ends when all are "
+                        "submitted or --minutes have passed)")
+    parser.add_argument("--job-seconds", type=float, default=2.0,
+                        help="each job sleeps a random time below this")
     args = parser.parse_args(argv)
     soak = Soak(args.seed)
+    soak.target = args.jobs
+    soak.job_seconds = args.job_seconds
     try:
         control.start(soak.home, "soak", [control.parse_host(h) for h in HOSTS])
         threads = [threading.Thread(target=soak.submitter, args=(n,))
@@ -187,9 +273,13 @@ def main(argv: Optional[List[str]] = None) -> int:
         threads += [threading.Thread(target=soak.watcher), threading.Thread(target=soak.meddler),
                     threading.Thread(target=soak.crasher, args=(args.crash_every,))]
         started = time.monotonic()
+        threads.append(threading.Thread(target=soak.progress, args=(started,)))
         for thread in threads:
             thread.start()
-        soak.stop.wait(args.minutes * 60)
+        deadline = started + args.minutes * 60
+        while not soak.stop.wait(min(5.0, max(0.0, deadline - time.monotonic()))):
+            if time.monotonic() >= deadline or (args.jobs and len(soak.printed) >= args.jobs):
+                break
         soak.stop.set()
         for thread in threads:
             thread.join(120)
@@ -205,7 +295,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             print("%-20s %d" % (name, value))
         for line in soak.errors[:20]:
             print("note: %s" % line)
-        bad = counts["lost"] + counts["duplicated"] + counts["stuck"]
+        bad = counts["lost"] + counts["duplicated"] + counts["stuck"] + counts["bad output"]
         return 0 if bad == 0 else 1
     finally:
         soak.close()

@@ -2,7 +2,8 @@
 
     fake-pbs start [--server-name NAME] [--host NAME[:ncpus=N][:mem=SIZE][:ngpus=G]]...
     fake-pbs stop [--now] | status | env | restart | kill server | kill mom HOST
-    fake-pbs fault HOST fork|join|jobdir|comm|slow | fake-pbs fault clear [HOST]
+    fake-pbs fault HOST fork|join|jobdir|comm|slow|bottomup | fake-pbs fault clear [HOST]
+    fake-pbs crashpoint server|HOST POINT (the daemon SIGKILLs itself there, once)
 
 ``start`` writes ``cluster.json`` (when options are given or none exists), starts whichever of the
 server and the moms are not running, detached, and waits until each answers.  ``stop`` asks the
@@ -15,13 +16,14 @@ import fcntl
 import json
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from fake_pbs import paths, protocol
+from fake_pbs import crashpoints, paths, protocol
 from fake_pbs.pace import PACES
 from fake_pbs.server import config as cluster_config
 
@@ -52,7 +54,9 @@ def _read_pids(home: Path) -> Dict[str, int]:
 def _write_pids(home: Path, pids: Dict[str, int]) -> None:
     path = _pids_file(home)
     tmp = path.with_name(path.name + ".%d.tmp" % os.getpid())
-    tmp.write_text(json.dumps(pids, sort_keys=True))
+    fd = os.open(str(tmp), os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(pids, sort_keys=True))
     os.replace(str(tmp), str(path))
 
 
@@ -114,11 +118,58 @@ def parse_host(spec: str) -> Dict[str, Any]:
 
 
 def _prepare_home(home: Path) -> None:
+    """Create or check the cluster's home and run directory before anything is written there.
+
+    As PBS's daemons refuse an unsafe PBS_HOME, a cluster starts only from directories that
+    its starter owns and no one else may write, under parents that only root or the starter
+    may change (or that are sticky, as /tmp is): otherwise another local user could have
+    prepared them, with links to follow or sockets of their own (docs/security.md)."""
     shared = os.getuid() == 0
-    home.mkdir(parents=True, exist_ok=True)
-    os.chmod(str(home), 0o755 if shared else 0o700)
-    paths.run_dir(home).mkdir(parents=True, exist_ok=True)
-    os.chmod(str(paths.run_dir(home)), 0o755 if shared else 0o700)
+    _safe_dir(home, 0o755 if shared else 0o700)
+    _safe_dir(paths.run_dir(home), 0o755 if shared else 0o700)
+
+
+def _safe_dir(path: Path, mode: int) -> None:
+    uid = os.getuid()
+    _check_parents(path.parent, uid)
+    try:
+        os.mkdir(str(path), mode)
+    except FileExistsError:
+        pass
+    except FileNotFoundError:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.mkdir(str(path), mode)
+    info = os.lstat(str(path))
+    if not stat.S_ISDIR(info.st_mode):
+        raise ControlError("refusing %s: not a directory (a link or file someone else may have "
+                           "put there); remove it or choose another FAKE_PBS_HOME" % path)
+    if info.st_uid != uid:
+        raise ControlError("refusing %s: owned by uid %d, not by you (uid %d); remove it or "
+                           "choose another FAKE_PBS_HOME" % (path, info.st_uid, uid))
+    if info.st_mode & 0o022:
+        raise ControlError("refusing %s: writable by others (mode %o), who may have put links "
+                           "or sockets in it; remove it or choose another FAKE_PBS_HOME"
+                           % (path, stat.S_IMODE(info.st_mode)))
+    if stat.S_IMODE(info.st_mode) != mode:
+        os.chmod(str(path), mode)
+
+
+def _check_parents(path: Path, uid: int) -> None:
+    """Each existing ancestor is owned by root or ``uid`` and writable by no one else unless
+    sticky (PBS's chk_file_sec rule for PBS_HOME's path)."""
+    current = Path(os.path.abspath(str(path)))
+    for folder in [current] + list(current.parents):
+        try:
+            info = os.stat(str(folder))
+        except FileNotFoundError:
+            continue
+        if info.st_uid not in (0, uid):
+            raise ControlError("refusing %s: its parent %s belongs to uid %d, who could replace "
+                               "it; choose another FAKE_PBS_HOME" % (path, folder, info.st_uid))
+        if info.st_mode & 0o022 and not info.st_mode & stat.S_ISVTX:
+            raise ControlError("refusing %s: its parent %s is writable by others (mode %o); "
+                               "choose another FAKE_PBS_HOME"
+                               % (path, folder, stat.S_IMODE(info.st_mode)))
 
 
 def _spawn(home: Path, args: List[str], log_name: str) -> int:
@@ -128,8 +179,9 @@ def _spawn(home: Path, args: List[str], log_name: str) -> int:
     env["PYTHONPATH"] = package_root + (os.pathsep + env["PYTHONPATH"]
                                         if env.get("PYTHONPATH") else "")
     logs = home / "daemon_logs"
-    logs.mkdir(exist_ok=True)
-    out = open(str(logs / log_name), "ab")
+    logs.mkdir(mode=0o750, exist_ok=True)  # a daemon's traceback may quote job data
+    out = os.fdopen(os.open(str(logs / log_name),
+                            os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o640), "ab")
     try:
         proc = subprocess.Popen([sys.executable, "-m"] + args, cwd="/", env=env,
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=out,
@@ -137,6 +189,41 @@ def _spawn(home: Path, args: List[str], log_name: str) -> int:
     finally:
         out.close()
     return proc.pid
+
+
+def record_interpreter(home: Path) -> None:
+    """Write ``<home>/interpreter``: this process's interpreter, for fake_pbs/bin's commands.
+
+    ``python3`` on PATH may be a shim (pyenv, asdf, conda: a shell script costing ~65 ms a
+    command); this process runs in the interpreter behind it.  The file is created by this
+    user, mode 0644, replaced atomically: the commands trust it only when it is owned by the
+    user running them, or by root and writable by no one else, so no user can choose what
+    another runs.  Best effort: a home this user may not write keeps what it has.
+    """
+    exe = sys.executable
+    if not exe or not os.path.isabs(exe) or "\n" in exe:
+        return
+    record = paths.interpreter_record_path(home)
+    try:
+        with open(record, "r", encoding="utf-8", errors="surrogateescape") as handle:
+            if handle.read() == exe + "\n" and os.fstat(handle.fileno()).st_uid == os.geteuid():
+                return
+    except OSError:
+        pass
+    tmp = "%s.%d.tmp" % (record, os.getpid())
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            os.fchmod(fd, 0o644)  # whatever the umask: every user's commands read it
+            os.write(fd, os.fsencode(exe) + b"\n")
+        finally:
+            os.close(fd)
+        os.replace(tmp, record)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
 
 
 def start(home: Path, server_name: Optional[str] = None,
@@ -167,6 +254,7 @@ def _start_locked(home: Path, server_name: Optional[str],
         config["owner_uid"] = os.getuid()
         cluster_config.save(home, config)
     config = cluster_config.load(home)
+    record_interpreter(home)
     pids = _read_pids(home)
     if not server_answers(home, 0.5):
         old = pids.get("server", 0)
@@ -240,7 +328,7 @@ class _lock:
 
     def __enter__(self) -> "_lock":
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.fd = os.open(str(self.path), os.O_RDWR | os.O_CREAT, 0o600)
+        self.fd = os.open(str(self.path), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         fcntl.flock(self.fd, fcntl.LOCK_EX)
         return self
 
@@ -380,7 +468,7 @@ def status(home: Path) -> Dict[str, Any]:
     return report
 
 
-FAULTS = ("fork", "join", "jobdir", "comm", "slow")
+FAULTS = ("fork", "join", "jobdir", "comm", "slow", "bottomup")
 
 
 def fault(home: Path, host: str, name: str) -> List[str]:
@@ -411,8 +499,28 @@ def clear_faults(home: Path, host: str = "") -> None:
         fault(home, name, "clear")
 
 
+def crashpoint(home: Path, daemon: str, point: str) -> None:
+    """Make ``daemon`` (``server`` or a host name) SIGKILL itself at ``point``, once
+    (fake_pbs/crashpoints.py; docs/reliability.md lists the points)."""
+    try:
+        crashpoints.arm(home, daemon, point)
+    except ValueError as err:
+        raise ControlError(str(err))
+
+
+def running(home: Path, kind: str, host: str = "") -> bool:
+    """True while the server (``kind`` server) or the mom of ``host`` runs."""
+    return _alive(_read_pids(home).get(_daemon_key(kind, host), 0), home)
+
+
 def env_lines(home: Path) -> List[str]:
-    return ['export PATH="%s:$PATH"' % paths.bin_dir(), 'export FAKE_PBS_HOME="%s"' % home]
+    """What a shell or CI job needs: the commands first on PATH, the cluster, and the real
+    interpreter for the commands (so no command goes through a ``python3`` shim, even before
+    the cluster has recorded its own)."""
+    lines = ['export PATH="%s:$PATH"' % paths.bin_dir(), 'export FAKE_PBS_HOME="%s"' % home]
+    if sys.executable and os.path.isabs(sys.executable):
+        lines.append('export FAKE_PBS_PYTHON="%s"' % sys.executable)
+    return lines
 
 
 # -- command line ------------------------------------------------------------------------------
@@ -433,15 +541,22 @@ def _parser() -> argparse.ArgumentParser:
                         help="no waiting: what was in flight is recovered at the next start")
     sub.add_parser("restart", help="stop, then start")
     sub.add_parser("status", help="show which daemons answer")
-    sub.add_parser("env", help="print the export lines for PATH and FAKE_PBS_HOME")
+    sub.add_parser("env", help="print the export lines for PATH, FAKE_PBS_HOME and "
+                               "FAKE_PBS_PYTHON (eval \"$(fake-pbs env)\")")
     kill_p = sub.add_parser("kill", help="kill -9 the server or one mom")
     kill_p.add_argument("what", choices=("server", "mom"))
     kill_p.add_argument("host", nargs="?", default="")
     fault_p = sub.add_parser("fault", help="inject a fault into one mom: fake-pbs fault HOST "
-                                           "fork|join|jobdir|comm|slow; "
+                                           "fork|join|jobdir|comm|slow|bottomup; "
                                            "fake-pbs fault clear [HOST]")
     fault_p.add_argument("target", help="a host name, or clear")
     fault_p.add_argument("arg", nargs="?", default="", help="the fault (or, after clear, a host)")
+    crash_p = sub.add_parser("crashpoint", help="make a daemon kill itself (SIGKILL) at a "
+                                                "step of the job end, once: fake-pbs "
+                                                "crashpoint server|HOST POINT")
+    crash_p.add_argument("daemon", help="server, or a host name (its mom)")
+    crash_p.add_argument("point", help="server: %s; mom: %s" % (
+        " ".join(crashpoints.SERVER_POINTS), " ".join(crashpoints.MOM_POINTS)))
     return parser
 
 
@@ -450,6 +565,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     home = paths.cluster_home(args.home)
     try:
+        if args.command in ("stop", "restart", "kill", "fault"):
+            _check_owner(home, args.command)
         if args.command == "start":
             hosts = [parse_host(h) for h in args.host] or None
             start(home, args.server_name, hosts, args.pace)
@@ -473,12 +590,29 @@ def main(argv: Optional[List[str]] = None) -> None:
             kill(home, args.what, args.host)
         elif args.command == "fault":
             _fault_command(home, args.target, args.arg)
+        elif args.command == "crashpoint":
+            crashpoint(home, args.daemon, args.point)
         else:
             parser.print_help()
             raise SystemExit(2)
     except ControlError as err:
         sys.stderr.write("fake-pbs: %s\n" % err)
         raise SystemExit(1)
+    except OSError as err:  # e.g. another user's cluster: one line, never a traceback
+        sys.stderr.write("fake-pbs: %s: %s\n" % (args.command or "", err))
+        raise SystemExit(1)
+
+
+def _check_owner(home: Path, verb: str) -> None:
+    """Only the user who started a cluster (or root) may stop, kill or fault it."""
+    uid = os.getuid()
+    try:
+        owner = int(cluster_config.load(home).get("owner_uid", uid))
+    except (OSError, ValueError):
+        return  # nothing readable to protect; the verb reports what it finds
+    if uid not in (0, owner):
+        raise ControlError("the cluster in %s belongs to uid %d: only its owner or root may %s "
+                           "it" % (home, owner, verb))
 
 
 def _fault_command(home: Path, target: str, arg: str) -> None:

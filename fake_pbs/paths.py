@@ -3,6 +3,7 @@
 Layout (see docs/internals.md)::
 
     <home>/cluster.json        the cluster's configuration (server name, hosts, owner)
+    <home>/interpreter         the Python that started the cluster, for fake_pbs/bin (below)
     <home>/server_priv/        server.db (SQLite, WAL), accounting/YYYYMMDD
     <home>/server_logs/ sched_logs/ mom_logs/<host>/
     <home>/mom_priv/<host>/    per-host mom state: jobs/<jobid>/ (spec, shepherd records, events)
@@ -53,6 +54,15 @@ def run_dir_path(home: Union[str, Path]) -> str:
 def server_socket_path(home: Union[str, Path]) -> str:
     """:func:`server_socket` as a string."""
     return leanos.join(run_dir_path(home), "server.sock")
+
+
+def interpreter_record_path(home: Union[str, Path]) -> str:
+    """The file naming the interpreter the commands start (one line: its absolute path).
+
+    ``fake_pbs/bin/fake-pbs`` (every command) reads it in shell, without Python, as
+    ``${FAKE_PBS_HOME:-$HOME/.fake_pbs}/interpreter``: keep the two in step.
+    """
+    return leanos.join(str(home), "interpreter")
 
 
 def config_file_path(home: Union[str, Path]) -> str:

@@ -112,6 +112,11 @@ def connect(path: Union[Path, str], timeout: Optional[float] = None) -> LineChan
     return LineChannel(sock)
 
 
+class ReplyLost(PbsError):
+    """The connection closed before the reply came: the request may or may not have been
+    carried out (a server killed between its commit and its reply)."""
+
+
 def call(channel: LineChannel, op: str, **args: Any) -> Any:
     """Send one request and return its ``data``; raise :class:`PbsError` on an error reply."""
     request: Message = {"op": op}
@@ -119,7 +124,7 @@ def call(channel: LineChannel, op: str, **args: Any) -> Any:
     channel.send(request)
     reply = channel.receive()
     if reply is None:
-        raise PbsError(PBSE_PROTOCOL, "Protocol failure in commit")
+        raise ReplyLost(PBSE_PROTOCOL, "Protocol failure in commit")
     if not reply.get("ok"):
         raise PbsError(int(reply.get("code", PBSE_PROTOCOL)), reply.get("msg"))
     return reply.get("data")

@@ -16,11 +16,12 @@ from psij.executors.batch.batch_scheduler_executor import BatchSchedulerExecutor
     InvalidJobStateError
 from psij.executors.batch.script_generator import TemplatedScriptGenerator
 
-from psijpbs import __version__, commands
+from psijpbs import __version__, commands, compat
 from psijpbs.config import PBSProExecutorConfig
 from psijpbs.poller import PBSProPoller
 from psijpbs.qstat_output import QstatResult, parse_qstat
 from psijpbs.script import build_context, format_walltime
+from psijpbs.staging import staging_context
 from psijpbs.states import final_status, is_final_letter, running_status
 from psijpbs.tracking import MISSING, StatusTracker, classify, merge_results
 
@@ -43,6 +44,21 @@ def _is_psij_single_launcher(launcher: object) -> bool:
     its own copies of modules, so the class is recognised by its module and name."""
     cls = type(launcher)
     return cls.__module__ == 'psij.launchers.single' and cls.__qualname__ == 'SingleLauncher'
+
+
+def _combine(script_message: str, status: JobStatus) -> Optional[str]:
+    """A FAILED job's message, given what its script said about the failure.
+
+    A plain exit code (1..127) that PBS only relayed (no ``.ec``: the script ended early, as
+    psij's staging does with 121) is explained by the script, so its words come first. When
+    PBS ended the job (a negative code, a signal), PBS's message stands.
+    """
+    if status.message is None:
+        return script_message
+    code = status.exit_code
+    if code is not None and 0 < code < 128:
+        return '%s (%s)' % (script_message, status.message)
+    return status.message
 
 
 class PBSProJobExecutor(BatchSchedulerExecutor):
@@ -102,9 +118,22 @@ class PBSProJobExecutor(BatchSchedulerExecutor):
         psij_ctx = context['psij']
         assert isinstance(psij_ctx, dict)
         single = _is_psij_single_launcher(self._get_launcher_from_job(job))
-        context['pbspro'] = build_context(job, Path(str(psij_ctx['script_dir'])),
-                                          [str(word) for word in psij_ctx['launch_command']],
-                                          single_launcher=single)
+        pbspro = build_context(job, Path(str(psij_ctx['script_dir'])),
+                               [str(word) for word in psij_ctx['launch_command']],
+                               single_launcher=single,
+                               launcher_marker=compat.LAUNCHER_MARKER)
+        staging = staging_context(job)
+        if not compat.PSIJ_BATCH_LIB and (staging['stage_in'] or staging['stage_out']
+                                          or staging['cleanup']):
+            raise SubmitException('This psij has file staging but not the shell library '
+                                  'psijpbs stages files with (common/batch_lib.mustache)')
+        pbspro['staging'] = staging
+        pbspro['psij_lib'] = compat.PSIJ_BATCH_LIB
+        pbspro['script_done_marker'] = not compat.LAUNCHER_MARKER
+        # psij's library logs each staging step to the status channel unless debug is "0";
+        # psij leaves it unset (always on).
+        psij_ctx['debug'] = '1' if logger.isEnabledFor(logging.DEBUG) else '0'
+        context['pbspro'] = pbspro
         return context
 
     def _format_duration(self, d: timedelta) -> str:
@@ -268,18 +297,31 @@ class PBSProJobExecutor(BatchSchedulerExecutor):
                     path=self.work_directory / (job.id + '_launcher.log'))
                 if launcher_log is not None:
                     logger.debug('Job %s: launcher log: %s', job.id, launcher_log)
-            if status.state == JobState.FAILED and status.message is None:
+            if status.state == JobState.FAILED:
                 out = self._read_aux_file(job, '.out')
-                if out:
-                    launcher = self._get_launcher_from_job(job)
-                    if launcher.is_launcher_failure(out):
-                        status.message = launcher.get_launcher_failure_message(out)
-                    elif out.startswith('psij: '):
-                        status.message = out.strip()
+                said = self._failure_message(job, out) if out else None
+                if said is not None:
+                    status.message = _combine(said, status)
             for suffix in ('.ec', '.out'):
                 self._delete_aux_file(job, suffix)
         except Exception as ex:
             logger.warning('Job %s: failed to read auxiliary files: %s', job.id, ex)
+
+    def _failure_message(self, job: Job, out: str) -> Optional[str]:
+        """What the job script's output says about a failure, if anything.
+
+        psij 0.9.11: the launcher's output without its end marker (``is_launcher_failure``);
+        later psij: the script's output without ``_PSIJ_SCRIPT_DONE`` (a staging failure, a
+        missing directory). Either way a line of this script starting ``psij: `` is one.
+        """
+        if compat.LAUNCHER_MARKER:
+            # Looked up by name: these methods exist in psij 0.9.11 only.
+            launcher = self._get_launcher_from_job(job)
+            if getattr(launcher, 'is_launcher_failure')(out):
+                return str(getattr(launcher, 'get_launcher_failure_message')(out))
+        elif out.strip() and compat.SCRIPT_DONE_MARKER not in out:
+            return out.strip()
+        return out.strip() if out.startswith('psij: ') else None
 
     # List
 

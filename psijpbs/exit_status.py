@@ -47,6 +47,13 @@ JOB_EXEC_MESSAGES: Dict[int, str] = {
 }
 
 
+#: The JOB_EXEC_KILL_* codes: the mom killed the job for exceeding a limit (ncpus, vmem, mem,
+#: cput, walltime). The mom signals the job's processes children first (kill_task walks the
+#: process tree bottom-up), so the job shell may outlive its child long enough to record the
+#: child's death (exit code 143) in the ``.ec`` file: with these codes PBS's account wins.
+LIMIT_KILL_CODES = frozenset(range(-29, -23))
+
+
 class ExitOutcome(NamedTuple):
     """The PSI/J view of one ``Exit_status`` value."""
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Dict, List, Optional
 
 from psij import Job, JobState, JobStatus
 
+from psijpbs import compat
 from psijpbs.config import PBSProExecutorConfig
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -36,7 +37,11 @@ def poll_interval(age: float, minimum: float, maximum: float) -> float:
 
 
 class PBSProPoller(Thread):
-    """Polls qstat for all registered jobs of one executor (a daemon thread)."""
+    """Polls qstat for all registered jobs of one executor (a daemon thread).
+
+    It fulfils :class:`psijpbs.compat.PollThreadContract`, what psij's base class uses of its
+    poll thread in every supported psij.
+    """
 
     def __init__(self, name: str, config: PBSProExecutorConfig,
                  executor: 'PBSProJobExecutor') -> None:
@@ -53,6 +58,9 @@ class PBSProPoller(Thread):
         self._last_poll_end = 0.0
         self._last_poll_cost = 0.0
         self._error_count = 0
+        #: psij's status channel (psij > 0.9.11): the job script reports ACTIVE (and staging
+        #: phases) through it as they happen, ahead of the next poll.
+        self.status_updater: Optional[compat.StatusUpdater] = compat.status_updater()
 
     def _stop(self, _ref: object) -> None:
         self.stop()
@@ -60,9 +68,32 @@ class PBSProPoller(Thread):
     def register_job(self, job: Job) -> None:
         """Start tracking ``job`` (after submit or attach)."""
         assert job.native_id
+        executor = self.executor()
+        if self.status_updater is not None and executor is not None:
+            self.status_updater.register_job(job, executor)
         with self._lock:
             self._jobs.setdefault(job.native_id, []).append(job)
         self.note_activity()
+
+    def unregister_job(self, job: Job) -> None:
+        """Stop tracking ``job`` (psij > 0.9.11 calls this when the job reaches a final state;
+        the poll loop does it anyway). Other jobs attached to the same id stay tracked."""
+        if self.status_updater is not None:
+            self.status_updater.unregister_job(job)
+        native_id = job.native_id
+        if native_id is None:
+            return
+        with self._lock:
+            jobs = self._jobs.get(native_id)
+            if jobs is None:
+                return
+            jobs[:] = [j for j in jobs if j is not job]
+            if jobs:
+                return
+            del self._jobs[native_id]
+        executor = self.executor()
+        if executor is not None:
+            executor._forget(native_id)
 
     def note_activity(self) -> None:
         """Poll soon and often again (a job was submitted, attached or canceled)."""
@@ -161,7 +192,10 @@ class PBSProPoller(Thread):
 
     def _unregister(self, executor: 'PBSProJobExecutor', native_id: str) -> None:
         with self._lock:
-            self._jobs.pop(native_id, None)
+            jobs = self._jobs.pop(native_id, [])
+        if self.status_updater is not None:
+            for job in jobs:
+                self.status_updater.unregister_job(job)
         executor._forget(native_id)
 
     def _fail_all(self, executor: 'PBSProJobExecutor', message: str) -> None:
@@ -171,6 +205,8 @@ class PBSProPoller(Thread):
             self._jobs.clear()
         for native_id, job_list in jobs.items():
             for job in job_list:
+                if self.status_updater is not None:
+                    self.status_updater.unregister_job(job)
                 executor._set_job_status(job, JobStatus(JobState.FAILED, message=message))
             executor._forget(native_id)
 

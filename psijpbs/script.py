@@ -190,7 +190,8 @@ def inline_single_launch(launch_command: List[str]) -> Optional[str]:
 
 
 def build_context(job: Job, script_dir: Path, launch_command: List[str],
-                  single_launcher: bool = False) -> Dict[str, object]:
+                  single_launcher: bool = False,
+                  launcher_marker: bool = True) -> Dict[str, object]:
     """The ``pbspro`` entry of the template context for ``job``.
 
     Parameters
@@ -205,6 +206,9 @@ def build_context(job: Job, script_dir: Path, launch_command: List[str],
         True when that command is psij's own ``single`` launcher: then, for a job that
         inherits the environment, what it would do may be run inline
         (:func:`inline_single_launch`).
+    launcher_marker
+        Whether psij's launchers print ``_PSI_J_LAUNCHER_DONE`` (0.9.11): then the inline
+        launch prints it too.
 
     Raises
     ------
@@ -246,5 +250,5 @@ def build_context(job: Job, script_dir: Path, launch_command: List[str],
         'clean_env_keep': CLEAN_ENV_KEEP,
         'env_assignments': ''.join(a + ' ' for a in env) if not spec.inherit_environment else '',
         'launch_command': inline or ' '.join(shell_word(word) for word in launch_command),
-        'launcher_marker': inline is not None,
+        'launcher_marker': inline is not None and launcher_marker,
     }

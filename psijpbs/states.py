@@ -4,7 +4,7 @@ from typing import Dict, Optional
 
 from psij import JobState, JobStatus
 
-from psijpbs.exit_status import SIGNAL_OFFSET, outcome_of_exit_status
+from psijpbs.exit_status import LIMIT_KILL_CODES, SIGNAL_OFFSET, outcome_of_exit_status
 from psijpbs.qstat_output import JobReport
 
 logger = logging.getLogger(__name__)
@@ -78,8 +78,10 @@ def final_status(report: Optional[JobReport], exit_code_file: Optional[str],
     Returns
     -------
     CANCELED if the job was deleted on request (ours, or a user's qdel); FAILED naming the
-    preemption if the scheduler deleted it; otherwise the outcome of the ``.ec`` file, then of
-    ``Exit_status``; FAILED when neither says anything.
+    preemption if the scheduler deleted it; FAILED with PBS's message if the mom killed it for
+    exceeding a limit (walltime: Exit_status -29, whatever the ``.ec`` file says); otherwise
+    the outcome of the ``.ec`` file, then of ``Exit_status``; FAILED when neither says
+    anything.
     """
     comment = report.comment if report is not None else None
     exit_status = report.exit_status if report is not None else None
@@ -104,7 +106,7 @@ def final_status(report: Optional[JobReport], exit_code_file: Optional[str],
         return JobStatus(JobState.CANCELED, message=_with_comment('deleted in PBS', comment),
                          metadata=metadata)
     ec = _parse_exit_code_file(exit_code_file)
-    if ec is not None:
+    if ec is not None and exit_status not in LIMIT_KILL_CODES:
         if ec == 0:
             return JobStatus(JobState.COMPLETED, exit_code=0, metadata=metadata)
         return JobStatus(JobState.FAILED, exit_code=ec, metadata=metadata)

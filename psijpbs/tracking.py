@@ -4,7 +4,9 @@ A job that qstat does not report is not taken as completed on trust (PSI/J's def
 with OpenPBS #2672, where ``-F json`` with several ids printed only the first job):
 
 - reported (any state): its state, and for F/X how it ended (:func:`psijpbs.states.final_status`);
-- explicitly unknown or finished per qstat's stderr: if the job's ``.ec`` file exists, it ended
+- explicitly unknown or finished per qstat's stderr: if PBS last reported it Exiting after a
+  limit kill (Exit_status -24..-29, seen when job history is off), that decides; if the job's
+  ``.ec`` file exists, it ended
   and the file says how; if a cancel was requested, CANCELED; otherwise the absence must be seen
   twice in a row before the job is declared FAILED (an NFS cache may show the ``.ec`` late);
 - not mentioned at all: nothing is concluded; after several such polls in a row the job is
@@ -15,7 +17,8 @@ from typing import Callable, Dict, Optional
 
 from psij import JobStatus
 
-from psijpbs.qstat_output import QstatResult, find_match
+from psijpbs.exit_status import LIMIT_KILL_CODES
+from psijpbs.qstat_output import JobReport, QstatResult, find_match
 from psijpbs.states import final_status, is_final_letter, running_status
 
 logger = logging.getLogger(__name__)
@@ -28,6 +31,9 @@ UNEXPLAINED_LIMIT = 3
 FOUND = 'found'
 GONE = 'gone'
 MISSING = 'missing'
+
+#: PBS's Exiting state letter: the job's processes are gone, Exit_status is set.
+EXITING = 'E'
 
 
 def merge_results(first: QstatResult, second: QstatResult) -> QstatResult:
@@ -65,11 +71,16 @@ class StatusTracker:
         self._cancel_requested = cancel_requested
         self._gone_count: Dict[str, int] = {}
         self._missing_count: Dict[str, int] = {}
+        # The last Exiting (E) report of a job PBS killed for a limit: E already carries
+        # Exit_status (transcripts c04b, f03), and without job history it is the last word PBS
+        # says about the job before it vanishes.
+        self._limit_killed: Dict[str, JobReport] = {}
 
     def forget(self, native_id: str) -> None:
         """Drop what is remembered about a job (it reached a final state)."""
         self._gone_count.pop(native_id, None)
         self._missing_count.pop(native_id, None)
+        self._limit_killed.pop(native_id, None)
 
     def decide(self, native_id: str, result: QstatResult) -> Optional[JobStatus]:
         """The job's status according to ``result``, or None when nothing can be concluded."""
@@ -82,6 +93,8 @@ class StatusTracker:
             if is_final_letter(report.state):
                 return final_status(report, self._read_ec(native_id),
                                     self._cancel_requested(native_id))
+            if report.state == EXITING and report.exit_status in LIMIT_KILL_CODES:
+                self._limit_killed[native_id] = report
             return running_status(report)
         if kind == MISSING:
             self._missing_count[native_id] = self._missing_count.get(native_id, 0) + 1
@@ -96,6 +109,9 @@ class StatusTracker:
     def _decide_gone(self, native_id: str, reason: str) -> Optional[JobStatus]:
         ec = self._read_ec(native_id)
         cancel = self._cancel_requested(native_id)
+        exiting = self._limit_killed.get(native_id)
+        if exiting is not None:
+            return final_status(exiting, ec, cancel, reason)
         if ec is not None or cancel:
             return final_status(None, ec, cancel, reason)
         self._gone_count[native_id] = self._gone_count.get(native_id, 0) + 1

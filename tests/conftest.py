@@ -35,6 +35,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption('--executors', action='store', default='pbspro',
                      help='Comma-separated executor[:launcher[:url]] entries to run the '
                           'execparams tests with (default: pbspro).')
+    parser.addoption('--real-pbs', action='store_true', default=False,
+                     help="Run the executor's end-to-end tests (tests/executor) against the "
+                          'PBS whose qsub/qstat/qdel are on PATH instead of a fake cluster '
+                          '(psijpbs/README.md, "Validating on a real PBS").')
 
 
 def _executor_params(config: pytest.Config) -> List[ExecutorTestParams]:

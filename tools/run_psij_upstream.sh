@@ -1,25 +1,75 @@
 #!/usr/bin/env bash
-# Run psij-python's own upstream test suite (tag 0.9.11) with our `pbspro` executor on a fake cluster.
+# Run psij-python's own test suite with our `pbspro` executor on a fake cluster.
 #
-#   tools/run_psij_upstream.sh <dir-with-psij-tests> [extra pytest args]
+#   tools/run_psij_upstream.sh 0.9.11 [pytest args]   # psij 0.9.11's suite, psij 0.9.11 installed
+#   tools/run_psij_upstream.sh master [pytest args]   # psij master's suite, psij master installed
+#   tools/run_psij_upstream.sh <dir>  [pytest args]   # the suite in <dir>/tests, with $VENV's psij
 #
-# <dir> holds `tests/` of psij-python 0.9.11 (`git archive 0.9.11 tests | tar -x -C <dir>`; the PyPI sdist
-# lacks conftest.py and is not usable).  Uses the venv at $VENV (default: .venv of this checkout), which
-# needs psij-python 0.9.11 and the test extras (`pip install -e '.[test]'`).  This checkout goes first on
-# PYTHONPATH, so psij finds its `pbspro` descriptor even in a venv where psijpbs is not installed.
-# The cluster lives in a temporary FAKE_PBS_HOME and is stopped at the end, whatever happens.
+# 0.9.11 and master take psij's sources from ../shared/upstream (see its README.md; override with
+# PSIJ_UPSTREAM).  0.9.11 uses the venv at $VENV (default: .venv of this checkout), which must hold
+# psij-python 0.9.11 and the test extras (`pip install -e '.[test]'`).  master uses the venv at
+# $VENV_MASTER (default: .venv-psij-master), made on first use and remade when the master copy
+# changed: psij master is installed editable from a copy kept inside that venv (psij's own
+# packaging leaves local.mustache out of a regular install, and nothing is written to
+# ../shared), with the test requirements master names.  This checkout goes first on PYTHONPATH,
+# so psij finds the `pbspro` descriptor without psijpbs being installed in either venv.
+# The cluster lives in a temporary FAKE_PBS_HOME, and HOME is a temporary directory too (psij's
+# ~/.psij); both are removed and the cluster stopped at the end, whatever happens.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
-tests_dir=${1:?usage: run_psij_upstream.sh <dir-with-psij-tests> [pytest args]}
+which=${1:?usage: run_psij_upstream.sh 0.9.11|master|<dir-with-psij-tests> [pytest args]}
 shift
-venv=${VENV:-$repo/.venv}
+upstream=${PSIJ_UPSTREAM:-$repo/../shared/upstream}
+
+# A venv with psij master from $upstream/psij-python-master; prints nothing, fails loudly.
+make_master_venv() {
+  local venv=$1 src=$upstream/psij-python-master
+  local copy=$venv/src/psij-python
+  if [ -d "$copy" ] && diff -rq -x '*.egg-info' -x __pycache__ -x build "$src" "$copy" >/dev/null
+  then
+    return 0
+  fi
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  mkdir -p "$venv/src"
+  cp -r "$src" "$copy"
+  chmod -R u+w "$copy"
+  "$venv/bin/pip" install -q -e "$copy" pytest pytest-timeout requests 'filelock>=3.4,<3.20'
+}
+
+case "$which" in
+  0.9.11)
+    venv=${VENV:-$repo/.venv}
+    tests_dir=$upstream/psij-python-0.9.11
+    have=$("$venv/bin/python" -c 'from psij.version import VERSION; print(VERSION)')
+    [ "$have" = 0.9.11 ] || { echo "$venv has psij $have, not 0.9.11" >&2; exit 2; }
+    ;;
+  master)
+    venv=${VENV_MASTER:-$repo/.venv-psij-master}
+    make_master_venv "$venv"
+    tests_dir=$venv/src/psij-python
+    ;;
+  *)
+    venv=${VENV:-$repo/.venv}
+    tests_dir=$which
+    ;;
+esac
+[ -d "$tests_dir/tests" ] || { echo "no psij tests in $tests_dir/tests" >&2; exit 2; }
+
 home=$(mktemp -d /tmp/fake-pbs-upstream.XXXXXX)
-export FAKE_PBS_HOME=$home
+export FAKE_PBS_HOME=$home/cluster
 export PATH=$repo/fake_pbs/bin:$PATH
 cleanup() { fake-pbs stop >/dev/null 2>&1 || true; rm -rf "$home"; }
 trap cleanup EXIT
 fake-pbs start
+# psij keeps everything in ~/.psij: the executor's work directory (.ec/.out files named by job
+# id, 1.vm, 2.vm, ... on every fake cluster), the tests' files, master's status channel file.
+# A HOME of the run's own keeps concurrent runs (CI runs two) apart and leaves nothing in ~.
+mkdir "$home/home"
+export HOME=$home/home
 cd "$tests_dir"
+# No bytecode: the 0.9.11 tests are read from ../shared, which stays as it is.
+PYTHONDONTWRITEBYTECODE=1 \
 PYTHONPATH=$repo:$PWD/tests/plugins1:$PWD/tests/plugins2${PYTHONPATH:+:$PYTHONPATH} \
-  "$venv/bin/python" -m pytest tests -p no:cacheprovider --timeout=600 -rA \
+  "$venv/bin/python" -m pytest tests -p no:cacheprovider --timeout=600 -rfEs \
   --executors=pbspro:single,pbspro:multiple "$@"

@@ -35,14 +35,28 @@ def server_channel() -> LineChannel:
         _channel = connect(sock)
         return _channel
     except OSError as first:
+        refused = first.errno or 0
         if leanos.getenv("FAKE_PBS_AUTOSTART", "1") == "0":
             raise PbsError(PBSE_NOSERVER,
                            "cannot connect to server (errno=%d)" % (first.errno or 0))
     from fake_pbs import control  # imported only when the cluster must be started
 
-    control.ensure_running(paths.cluster_home(home))
+    try:
+        control.ensure_running(paths.cluster_home(home))
+    except (control.ControlError, OSError) as err:  # e.g. another user's home: no traceback
+        sys.stderr.write("fake-pbs: cannot start the cluster: %s\n" % err)
+        raise PbsError(PBSE_NOSERVER,
+                       "cannot connect to server (errno=%d)" % refused) from None
     _channel = connect(sock)
     return _channel
+
+
+def drop_channel() -> None:
+    """Forget a connection the server broke (the next request connects again)."""
+    global _channel
+    if _channel is not None:
+        _channel.close()
+        _channel = None
 
 
 def request(op: str, **args: Any) -> Any:

@@ -42,6 +42,40 @@ def server_name() -> str:
     return _server_name
 
 
+def foreign(jobid: str) -> bool:
+    """True when ``jobid`` names another server (``12.othersrv``): PBS's get_server cannot
+    resolve it and the command prints ``illegally formed job identifier`` (transcript b18).
+    The server's name comes from the cluster's configuration file, as qstat's does, so ids
+    without a suffix cost nothing."""
+    seq, dot, suffix = jobid.strip(" ").partition(".")
+    if not dot:
+        return False
+    suffix = suffix.split("@", 1)[0].lower()
+    server = _configured_name().lower()
+    return not (suffix == server or suffix.startswith(server + "."))
+
+
+def _configured_name() -> str:
+    """The server name from cluster.json (no request), else from the server."""
+    global _server_name
+    if _server_name is None:
+        from fake_pbs import paths
+        from fake_pbs.jsonwire import loads
+
+        try:
+            with open(paths.config_file_path(paths.cluster_home_path()), "r") as handle:
+                name = loads(handle.read()).get("server_name")
+            if isinstance(name, str) and name:
+                _server_name = name
+        except (OSError, ValueError):
+            pass
+    return server_name()
+
+
+def illegal_id(cmd: str, jobid: str) -> None:
+    sys.stderr.write("%s: illegally formed job identifier: %s\n" % (cmd, jobid))
+
+
 def qualify(jobid: str) -> str:
     """``12`` -> ``12.<server>``; ``12[3]`` -> ``12[3].<server>``; others unchanged."""
     if "." in jobid:
@@ -63,6 +97,10 @@ def each_job(cmd: str, ids: List[str], send: Callable[[str], Any], qualify_ids: 
     """
     status = 0
     for raw in ids:
+        if foreign(raw):
+            illegal_id(cmd, raw)
+            status = 1
+            continue
         jobid = qualify(raw) if qualify_ids else raw
         try:
             send(jobid)

@@ -38,6 +38,10 @@ def body(argv: List[str]) -> int:
         return jobctl.usage(USAGE, 1)
     status = 0
     for raw in ids:
+        if jobctl.foreign(raw):
+            jobctl.illegal_id("qrun", raw)
+            status = 1
+            continue
         jobid = jobctl.qualify(raw)
         try:
             common.request("runjob", id=jobid, vnodes=vnodes)

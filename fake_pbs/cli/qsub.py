@@ -11,7 +11,7 @@ import sys
 import time
 
 from fake_pbs import leanos
-from fake_pbs.cli import common, qsub_env, qsub_verify
+from fake_pbs.cli import common, qsub_env, qsub_submit, qsub_verify
 from fake_pbs.cli.posix_getopt import OptionError, strict
 from fake_pbs.cli.qsub_options import (CMDLINE, DIRECTIVE, GETOPT_SPEC, INTERACTIVE_NO_TTY,
                                        Interactive, QsubExit, QsubState)
@@ -233,12 +233,11 @@ def body(argv: List[str]) -> int:
             sys.stderr.write("qsub: interactive jobs are not supported by fake_pbs\n")
         return 1
     try:
-        reply = common.request("queuejob", attrs=attrs, script=script, cwd=cwd, env=env,
-                               host=host)
+        jobid = qsub_submit.submit({"attrs": attrs, "script": script, "cwd": cwd, "env": env,
+                                    "host": host})
     except PbsError as err:
         sys.stderr.write("qsub: %s\n" % err.text)
         return err.exit_code
-    jobid = str(reply["jobid"])
     if not state.quiet:
         sys.stdout.write(jobid + "\n")
     if state.block:

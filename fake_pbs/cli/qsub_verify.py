@@ -8,40 +8,38 @@ qsub does not know (site resources such as ``ngpus``) go to the server unchecked
 from __future__ import annotations
 
 from fake_pbs import leanos
-from fake_pbs.model import ecl, resources
-from fake_pbs.model.errors import PBSE_BADATVAL, PBSE_JOBNBIG, PbsError, detail
+from fake_pbs.model import ecl, job_attrs, resources
+from fake_pbs.model.errors import PBSE_BADATVAL, PBSE_JOBNBIG, PBSE_NOATTR, PbsError, detail
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Callable, Dict, List, Tuple
+    from typing import Dict, List, Tuple
 
-# Attribute -> (option letter, check returning the stored value); checked in this order.
-_CHECKS: List[Tuple[str, str, Callable[[str], str]]] = [
-    ("Checkpoint", "c", ecl.check_checkpoint),
-    ("Hold_Types", "h", ecl.check_hold_types),
-    ("Join_Path", "j", ecl.check_join),
-    ("array_indices_submitted", "J", lambda v: ecl.parse_array_range(v).submitted),
-    ("Keep_Files", "k", ecl.check_keep),
-    ("Mail_Points", "m", ecl.check_mail_points),
-    ("Job_Name", "N", ecl.check_job_name),
-    ("Priority", "p", ecl.check_priority),
-    ("Rerunable", "r", ecl.rerunable_value),
-    ("depend", "W", lambda v: (ecl.parse_depend(v), v)[1]),
-    ("sandbox", "W", ecl.check_sandbox),
-    ("umask", "W", ecl.check_umask),
-    ("max_run_subjobs", "W", lambda v: str(ecl.parse_long(v))),
+# Attribute -> the option letter qsub names in its error (``handle_attribute_errors``), in the
+# order checked; the checks themselves are the attribute table's (fake_pbs/model/job_attrs.py).
+_LETTERS: List[Tuple[str, str]] = [
+    ("Checkpoint", "c"), ("Hold_Types", "h"), ("Join_Path", "j"),
+    ("array_indices_submitted", "J"), ("Keep_Files", "k"), ("Mail_Points", "m"),
+    ("Job_Name", "N"), ("Priority", "p"), ("Rerunable", "r"), ("depend", "W"),
+    ("sandbox", "W"), ("umask", "W"), ("max_run_subjobs", "W"),
 ]
+
+#: PBS's qsub when the ECL finds no such job attribute: ``pbs_geterrmsg`` has no text for a
+#: client-side error, so qsub prints the number (exit 15002 % 256).
+UNDEFINED = "%s: Error (%d) submitting job"
 
 
 class VerifyError(Exception):
     """A value PBS's ECL refuses: ``message`` for stderr, ``code`` for the exit, ``usage``."""
 
-    def __init__(self, message: str, code: int, usage: bool, resource: bool = False) -> None:
+    def __init__(self, message: str, code: int, usage: bool, resource: bool = False,
+                 undefined: str = "") -> None:
         super().__init__(message)
         self.message = message
         self.code = code
         self.usage = usage
         self.resource = resource
+        self.undefined = undefined  # the attribute no job has (qalter words it per job)
 
 
 def prepare_path(value: str, host: str, cwd: str) -> str:
@@ -76,10 +74,14 @@ def verify(attrs: Dict[str, str], reslist: Dict[str, str], host: str, cwd: str,
     """Check and normalize ``attrs`` and ``reslist`` in place; raise :class:`VerifyError`.
 
     ``cmd`` prefixes the messages (qalter shares these checks)."""
-    for name, letter, check in _CHECKS:
+    for name in attrs:
+        if not job_attrs.known(name):
+            raise VerifyError(UNDEFINED % (cmd, PBSE_NOATTR), PBSE_NOATTR % 256, False,
+                              undefined=name)
+    for name, letter in _LETTERS:
         if name in attrs:
             try:
-                attrs[name] = check(attrs[name])
+                attrs[name] = job_attrs.ecl_check(name, attrs[name])
             except PbsError as err:
                 if err.code == PBSE_JOBNBIG:
                     raise VerifyError("%s: Job %s " % (cmd, err.text), 2, False) from None

@@ -48,7 +48,8 @@ QUEUE_ATTR_ORDER: Sequence[str] = (
     "max_running", "max_run", "max_run_res", "max_user_run", "max_group_run", "max_user_res",
     "acl_host_enable", "acl_hosts", "acl_user_enable", "acl_users", "acl_group_enable",
     "acl_groups", "from_route_only", "resources_max", "resources_min", "resources_default",
-    "resources_available", "resources_assigned", "default_chunk", "kill_delay", "comment",
+    "max_array_size", "resources_available", "resources_assigned", "default_chunk", "kill_delay",
+    "comment",
     "enabled", "started", "route_destinations", "route_held_jobs", "route_waiting_jobs",
     "route_retry_time", "route_lifetime",
 )

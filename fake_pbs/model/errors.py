@@ -81,6 +81,7 @@ PBSE_GMODERR = 15069
 PBSE_NORELYMOM = 15070
 PBSE_NOTSNODE = 15071
 PBSE_RESCNOTSTR = 15079
+PBSE_MaxArraySize = 15107
 PBSE_HOOKERROR = 15136
 PBSE_HISTJOBID = 15139
 PBSE_JOBHISTNOTSET = 15140
@@ -112,6 +113,7 @@ MESSAGES: Dict[int, str] = {
     PBSE_QUNOENB: "Queue is not enabled",
     PBSE_QACESS: "Access to queue is denied",
     PBSE_BADUSER: "Bad UID for job execution",
+    PBSE_BADGRP: "Bad GID for job execution",
     PBSE_QUEEXIST: "Queue already exists",
     PBSE_ATTRTYPE: "Incompatible type",
     PBSE_OBJBUSY: "Cannot delete busy object",
@@ -131,6 +133,7 @@ MESSAGES: Dict[int, str] = {
     PBSE_SVRDOWN: "Request not allowed: Server shutting down",
     PBSE_UNKNODE: "Unknown node ",
     PBSE_NODEEXIST: "Node name already exists",
+    PBSE_MaxArraySize: "Array job exceeds server or queue size limit",
     PBSE_HOOKERROR: "hook error",
     PBSE_HISTJOBID: "Job has finished",
     PBSE_JOBHISTNOTSET: "PBS is not configured to maintain job history",

@@ -20,6 +20,8 @@ PRIVATE_FIELDS = {
     "_group": ("str", "the submitter's group name (accounting ``group=``)"),
     "_script": ("str", "the job script's text, sent to the mom at each start"),
     "_deps": ("list[[type, jobid]]", "``depend`` conditions not yet met (server/depend.py)"),
+    "_submit_token": ("str", "the client's token of this submission: a retried qsub gets the "
+                             "same job back"),
     # -- at each run (server/lifecycle.begin_run, server/execclient.py) ----------------------
     "_hosts": ("list[dict]", "one dict per chunk (host, ncpus, mem, mpiprocs ...) for the moms"),
     "_sent": ("bool", "the mom has acknowledged the start request"),

@@ -7,7 +7,9 @@ order; ``resources_*`` and ``default_chunk`` take ``.<resource>`` suffixes.
 """
 from typing import Dict, List, Optional, Tuple
 
+from fake_pbs.model import node_states
 from fake_pbs.model.errors import PBSE_ATTRRO, PBSE_BADATVAL, PBSE_NOATTR, PbsError
+from fake_pbs.model.preempt import check_sched_value
 
 BOOL = "bool"
 INT = "int"
@@ -15,6 +17,9 @@ TIME = "time"
 STR = "str"
 LIST = "list"  # comma list of names (acl/managers): print writes one "+=" line per item
 RESC = "resc"  # a resource container: name.<resource>
+ENUM = "enum"  # one of ENUMS[name], given as a case-insensitive prefix (verify_value_queue_type)
+NSTATE = "nstate"  # a vnode's state names, kept in PBS's order (model/node_states.py)
+ENTITY = "entity"  # entity limits ``[u:name=N],[g:PBS_GENERIC=N]`` (decode_entlim), N a long
 
 RO = "ro"          # read only: set/unset refused
 NOPRINT = "np"     # shown by list, never written by print (status or default-valued)
@@ -31,7 +36,7 @@ SERVER: Tuple[AttrDef, ...] = (
     ("query_other_jobs", BOOL, ""), ("resources_default", RESC, ""),
     ("default_chunk", RESC, ""), ("resources_max", RESC, ""),
     ("resources_available", RESC, ""), ("resources_assigned", RESC, RO + NOPRINT),
-    ("max_run", STR, ""), ("max_run_res", STR, ""), ("max_queued", STR, ""),
+    ("max_run", ENTITY, ""), ("max_run_res", STR, ""), ("max_queued", ENTITY, ""),
     ("max_queued_res", STR, ""), ("max_user_run", INT, ""), ("max_group_run", INT, ""),
     ("max_running", INT, ""), ("comment", STR, ""), ("default_node", STR, ""),
     ("flatuid", BOOL, ""), ("scheduler_iteration", INT, ""), ("resv_enable", BOOL, ""),
@@ -48,14 +53,15 @@ SERVER: Tuple[AttrDef, ...] = (
 )
 
 QUEUE: Tuple[AttrDef, ...] = (
-    ("queue_type", STR, ""), ("Priority", INT, ""), ("total_jobs", INT, RO + NOPRINT),
-    ("state_count", STR, RO + NOPRINT), ("max_queued", STR, ""), ("max_queued_res", STR, ""),
+    ("queue_type", ENUM, ""), ("Priority", INT, ""), ("total_jobs", INT, RO + NOPRINT),
+    ("state_count", STR, RO + NOPRINT), ("max_queued", ENTITY, ""), ("max_queued_res", STR, ""),
     ("max_queuable", INT, ""), ("acl_user_enable", BOOL, ""), ("acl_users", LIST, ""),
     ("acl_group_enable", BOOL, ""), ("acl_groups", LIST, ""), ("acl_host_enable", BOOL, ""),
     ("acl_hosts", LIST, ""), ("resources_max", RESC, ""), ("resources_min", RESC, ""),
-    ("resources_default", RESC, ""), ("resources_available", RESC, ""),
+    ("resources_default", RESC, ""), ("max_array_size", INT, ""),
+    ("resources_available", RESC, ""),
     ("default_chunk", RESC, ""), ("resources_assigned", RESC, RO + NOPRINT),
-    ("max_run", STR, ""), ("max_run_res", STR, ""), ("max_user_run", INT, ""),
+    ("max_run", ENTITY, ""), ("max_run_res", STR, ""), ("max_user_run", INT, ""),
     ("max_group_run", INT, ""), ("from_route_only", BOOL, ""), ("route_destinations", LIST, ""),
     ("route_held_jobs", BOOL, ""), ("route_waiting_jobs", BOOL, ""),
     ("route_retry_time", INT, ""), ("route_lifetime", INT, ""), ("kill_delay", INT, ""),
@@ -65,7 +71,7 @@ QUEUE: Tuple[AttrDef, ...] = (
 
 NODE: Tuple[AttrDef, ...] = (
     ("Mom", STR, NOPRINT), ("Port", INT, NOPRINT), ("pbs_version", STR, RO + NOPRINT),
-    ("ntype", STR, RO + NOPRINT), ("state", STR, ""), ("pcpus", INT, RO + NOPRINT),
+    ("ntype", STR, RO + NOPRINT), ("state", NSTATE, ""), ("pcpus", INT, RO + NOPRINT),
     ("jobs", STR, RO + NOPRINT), ("resources_available", RESC, ""),
     ("resources_assigned", RESC, RO + NOPRINT), ("comment", STR, ""), ("queue", STR, ""),
     ("priority", INT, ""), ("resv_enable", BOOL, ""), ("sharing", STR, NOPRINT),
@@ -98,6 +104,9 @@ SCHED_DEFAULTS: Tuple[Tuple[str, str], ...] = (
     ("preempt_order", "SCR"), ("preempt_sort", "min_time_since_start"), ("log_events", "767"),
     ("server_dyn_res_alarm", "30"),
 )
+
+#: The values of each ENUM attribute, as PBS stores them.
+ENUMS: Dict[str, Tuple[str, ...]] = {"queue_type": ("Execution", "Route")}
 
 _TRUE = ("true", "t", "y", "1")
 _FALSE = ("false", "f", "n", "0")
@@ -154,6 +163,9 @@ def normalize(objtype: str, name: str, value: str) -> str:
         raise PbsError(PBSE_NOATTR)
     if RO in attr[2]:
         raise PbsError(PBSE_ATTRRO)
+    if objtype == "sched":
+        # the scheduler's ECL value checks (verify_value_preempt_order, ...): model/preempt.py
+        check_sched_value(attr[0], value)
     kind = attr[1]
     if kind == BOOL:
         low = value.lower()
@@ -169,6 +181,38 @@ def normalize(objtype: str, name: str, value: str) -> str:
             raise PbsError(PBSE_BADATVAL) from None
     if kind == TIME:
         return _normalize_time(value)
+    if kind == ENUM:
+        return _enum(attr[0], value)
+    if kind == NSTATE:
+        return node_states.compose(split_list(value))
+    if kind == ENTITY:
+        return _entity(value)
+    return value
+
+
+def _enum(name: str, value: str) -> str:
+    """The value whose name ``value`` begins (case-insensitively), as PBS's ECL matches it."""
+    for choice in ENUMS[name]:
+        if value and choice.lower().startswith(value.lower()):
+            return choice
+    raise PbsError(PBSE_BADATVAL)
+
+
+def _entity(value: str) -> str:
+    """An entity-limit list, each ``[t:name=N]`` with t one of u g p o and N a long."""
+    items = [item.strip() for item in value.split(",")]
+    for item in items:
+        if not (item.startswith("[") and item.endswith("]")):
+            raise PbsError(PBSE_BADATVAL)
+        kind, colon, rest = item[1:-1].strip().partition(":")
+        name, equal, number = rest.partition("=")
+        if (not colon or kind.strip() not in ("u", "g", "p", "o") or not equal
+                or not name.strip()):
+            raise PbsError(PBSE_BADATVAL)
+        try:
+            int(number.strip(), 10)
+        except ValueError:
+            raise PbsError(PBSE_BADATVAL) from None
     return value
 
 
@@ -196,7 +240,13 @@ def apply_op(objtype: str, name: str, op: str, old: Optional[str], value: str) -
     attr = find(objtype, name)
     if op == "=" or attr is None:
         return new
-    if attr[1] in (LIST, STR):
+    if attr[1] == NSTATE:
+        current = [f for f in (old or "").split(",") if f]
+        items = split_list(new)
+        if op == "+=":
+            return node_states.compose(current + items)
+        return node_states.compose(f for f in current if f not in items)
+    if attr[1] in (LIST, STR, ENTITY):
         current = split_list(old or "")
         items = split_list(new)
         if op == "+=":

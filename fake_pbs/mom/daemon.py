@@ -15,6 +15,7 @@ Requests (docs/internals.md §5; one JSON line each, see fake_pbs.protocol):
 Only root and the user running the mom may connect (SO_PEERCRED).
 """
 import os
+import shutil
 import socket
 import struct
 import threading
@@ -78,6 +79,9 @@ class MomDaemon:
         """Re-adopt every job found on disk: live shepherds, finished ones, lost ones."""
         jobs_dir = self.ctx.layout.jobs
         for entry in sorted(os.listdir(str(jobs_dir))):
+            if entry.startswith(".gone-"):
+                shutil.rmtree(str(jobs_dir / entry), ignore_errors=True)  # discarded already
+                continue
             record = read_json(jobs_dir / entry / "spec.json")
             if record is None:
                 continue
@@ -88,8 +92,9 @@ class MomDaemon:
             momjob = MomJob(self.ctx, job)
             self.jobs[momjob.jobid] = momjob
             self._count_jobs()
-            if momjob.done and hookshep.in_progress(momjob.files.dir, "execjob_end"):
-                # Killed mid-discard (execjob_end had begun): the server will not ask again.
+            if momjob.discard_requested or (
+                    momjob.done and hookshep.in_progress(momjob.files.dir, "execjob_end")):
+                # Killed mid-discard: the server's end is saved, it will not ask again.
                 threading.Thread(target=self._discard, args=(momjob.jobid, momjob.run_count),
                                  name="discard-" + momjob.jobid, daemon=True).start()
                 continue

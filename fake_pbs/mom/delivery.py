@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Mapping, Tuple
 from fake_pbs.mom.streams import Stream
 
 CP = "/bin/cp"
+SH = "/bin/sh"
 
 
 def copy_as(src: str, dst: str, launch: Mapping[str, Any], as_owner: bool) -> bool:
@@ -67,6 +68,33 @@ def _copy_here(src: str, dst: str, umask: int) -> bool:
     except OSError:
         return False
     return True
+
+
+def append_as_owner(path: str, jobdir: str, launch: Mapping[str, Any], data: bytes) -> bool:
+    """Append ``data`` (the walltime message) to one of the job's stream files.
+
+    A spool file sits in the root-owned job directory and is written in place, never through a
+    link; a file anywhere else (``-k``, sandbox) is written by ``sh`` running as the owner when
+    the mom is root: a root mom never opens a user-controlled path on the owner's behalf."""
+    spooled = os.path.dirname(path) == jobdir.rstrip("/")
+    if spooled or _same_identity(launch, bool(launch.get("drop_privileges"))):
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_APPEND | (os.O_NOFOLLOW if spooled else 0))
+            try:
+                os.write(fd, data)
+            finally:
+                os.close(fd)
+        except OSError:
+            return False
+        return True
+    try:
+        done = subprocess.run([SH, "-c", 'exec cat >> "$1"', "sh", path], input=data,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60,
+                              user=int(launch["uid"]), group=int(launch["gid"]),
+                              extra_groups=[])
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
 
 
 def deliver(streams: List[Stream], launch: Mapping[str, Any], undelivered: Path,

@@ -1,6 +1,6 @@
 """The durable, numbered event stream of one job run (docs/internals.md §5).
 
-Every event is appended to ``events.jsonl`` and fsynced BEFORE anyone may send it, so a mom restart
+Every event is appended to ``events.jsonl`` (durable.py) BEFORE anyone may send it, so a mom restart
 replays exactly what the server may already have seen, with the same ``seq``: the server drops what
 it already applied (events are idempotent per job, run_count, seq).
 """

@@ -10,6 +10,9 @@ jobdir    the job directory cannot be created: primary -3; as a sister, join fai
 comm      as a sister: join requests go unanswered (connection dropped): primary gets -30
 slow      a loaded host: the mom takes ``SLOW_START`` seconds before it takes a job in, so the
           server's signals meet a run it does not know yet (they must wait for the start)
+bottomup  PBS's kill order: a kill's SIGTERM reaches the job's children deepest first and the
+          job shell ``BOTTOM_UP_GAP`` seconds later (kill_task walks the process tree
+          bottom-up), so a shell may see its child die and run on (write an exit code file)
 ========  =========================================================================================
 """
 import threading
@@ -18,8 +21,9 @@ from typing import List
 
 from fake_pbs.mom.durable import read_json, write_json
 
-KNOWN = ("fork", "join", "jobdir", "comm", "slow")
+KNOWN = ("fork", "join", "jobdir", "comm", "slow", "bottomup")
 SLOW_START = 2.0
+BOTTOM_UP_GAP = 0.5
 
 
 class Faults:

@@ -17,16 +17,18 @@ import signal
 import threading
 from typing import Any, Dict, List, Optional, Tuple
 
+from fake_pbs import crashpoints
 from fake_pbs.model.errors import PBSE_HOOK_REJECT, PBSE_UNKSIG, PbsError
 from fake_pbs.mom import hookpoints, hookshep, launcher, vnodemap
 from fake_pbs.mom.context import MomContext
-from fake_pbs.mom.delivery import deliver
+from fake_pbs.mom.delivery import append_as_owner, deliver
 from fake_pbs.mom.durable import read_json, write_json
 from fake_pbs.mom.environment import nodefile_lines
 from fake_pbs.mom.eventlog import EventLog
+from fake_pbs.mom.faults import BOTTOM_UP_GAP
 from fake_pbs.mom.launch import build_launch
 from fake_pbs.mom.layout import JobLayout
-from fake_pbs.mom.procs import same_process_alive, signal_session
+from fake_pbs.mom.procs import same_process_alive, signal_session, signal_session_bottom_up
 from fake_pbs.mom.signals import RESUME, SUSPEND, TERMJOB, signal_number
 from fake_pbs.mom.sisters import JOB_EXEC_RETRY, join_all, join_failure_code, sister_request
 from fake_pbs.mom.streams import deliveries, job_streams
@@ -44,6 +46,17 @@ SHEPHERD_START_TIMEOUT = 60.0
 # Seconds the mom waits after the obit for the server's copy file request before it stages out
 # on its own (server down or busy): output is never held back for long.
 COPY_WAIT = 10.0
+
+
+def remove_job_dir(files: JobLayout) -> None:
+    """Forget a job atomically: rename its directory to a hidden name (which the restart
+    sweeps, ``MomDaemon.recover``), then delete it."""
+    gone = files.dir.parent / (".gone-%s-%d" % (files.jobid, os.getpid()))
+    try:
+        os.replace(str(files.dir), str(gone))
+    except FileNotFoundError:
+        return
+    shutil.rmtree(str(gone), ignore_errors=True)
 
 
 class StartFailure(Exception):
@@ -219,8 +232,7 @@ class MomJob:
             launch["progname"] = result.progname
         if result.env is not None:
             launch["env"] = dict(result.env)
-        if launch.get("sandbox"):
-            self._make_sandbox(str(launch["sandbox"]))
+        # The sandbox is made by the shepherd's child as the job owner (fake_pbs/mom/shepherd.py).
         write_json(self.files.launch, launch)
 
     def _owner(self) -> Tuple[int, int]:
@@ -240,15 +252,6 @@ class MomJob:
         self.files.tmpdir.mkdir(mode=0o700, exist_ok=True)
         if self.ctx.is_root:
             os.chown(str(self.files.tmpdir), uid, gid)
-
-    def _make_sandbox(self, path: str) -> None:
-        uid, gid = self._owner()
-        try:
-            os.mkdir(path, 0o700)
-            if self.ctx.is_root:
-                os.chown(path, uid, gid)
-        except OSError as exc:
-            raise StartFailure(JOB_EXEC_RETRY, "could not create sandbox %s: %s" % (path, exc))
 
     def _write_script(self, launch: Dict[str, Any]) -> None:
         script = self.files.script
@@ -381,12 +384,8 @@ class MomJob:
         self.ctx.log.job(self.jobid, "walltime %d exceeded limit %d" % (used, limit))
         launch = read_json(self.files.launch) or {}
         stderr = str(launch.get("stderr", self.files.stderr_spool))
-        try:
-            fd = os.open(stderr, os.O_WRONLY | os.O_APPEND)
-            os.write(fd, b"=>> PBS: job killed: walltime %d exceeded limit %d\n" % (used, limit))
-            os.close(fd)
-        except OSError:
-            pass
+        append_as_owner(stderr, str(self.files.dir), launch,
+                        b"=>> PBS: job killed: walltime %d exceeded limit %d\n" % (used, limit))
         self.request_kill("walltime")
 
     def request_kill(self, reason: str) -> None:
@@ -410,7 +409,10 @@ class MomJob:
             if not self._term_sent:
                 self._term_sent = True
                 self.ctx.log.job(self.jobid, "kill_job")
-                signal_session(sid, signal.SIGTERM)
+                if self.ctx.faults.armed("bottomup"):
+                    signal_session_bottom_up(sid, signal.SIGTERM, BOTTOM_UP_GAP)
+                else:
+                    signal_session(sid, signal.SIGTERM)
             delay = float(self.job.get("kill_delay", DEFAULT_KILL_DELAY))
             if not self._kill_sent and self.ctx.clock() - float(kill["at"]) >= delay:
                 if signal_session(sid, signal.SIGKILL):
@@ -462,7 +464,9 @@ class MomJob:
         if kill is not None and kill.get("reason") == "walltime":
             status = JOB_EXEC_KILL_WALLTIME
         if not self.events.has("finish"):
+            self._crash_point("exit-recorded")
             self._finish(record, status)
+            self._crash_point("obit-sent")
         self._stage_out_when_asked(COPY_WAIT)
         self._release_all(status)
 
@@ -508,6 +512,7 @@ class MomJob:
         if self._copy_asked:
             self.ctx.log.job(self.jobid, "copy file request received", 0x0080)
         write_json(marker, {"stageout_status": self._stage_out()})
+        self._crash_point("staged")
 
     def _stage_out(self) -> int:
         launch = read_json(self.files.launch)
@@ -539,6 +544,7 @@ class MomJob:
             self.events.append("release", vnodes=[self.ctx.host], final=True,
                                stageout_status=int(staged.get("stageout_status", 1)))
             self.ctx.log.job(self.jobid, "no active tasks")
+            self._crash_point("released")
 
     def _remove_work_files(self) -> None:
         shutil.rmtree(str(self.files.tmpdir), ignore_errors=True)
@@ -580,9 +586,25 @@ class MomJob:
         self._announce_start(shepherd)
         self._watch()
 
+    def _crash_point(self, point: str) -> None:
+        crashpoints.reach(self.ctx.home, self.ctx.host, point)
+
+    @property
+    def discard_requested(self) -> bool:
+        """The server's delete-job request was received (and stored) before a mom restart."""
+        return self.files.discard.exists()
+
     def discard(self) -> None:
-        """End-of-job cleanup (the server is done with the job): execjob_end, then files."""
+        """End-of-job cleanup (the server is done with the job): execjob_end, then files.
+
+        The request is stored first, so that a mom killed part-way finishes the cleanup at
+        its restart (``MomDaemon.recover``); the job directory goes last, renamed away in one
+        step, so a crash never leaves half a job to re-adopt (docs/reliability.md).
+        """
         self.ctx.log.job(self.jobid, "delete job request received", 0x0080)
+        if self.files.dir.is_dir() and not self.discard_requested:
+            write_json(self.files.discard, {"run_count": self.run_count})
+        self._crash_point("discard-received")
         self.discarded = True
         self.wake.set()
         self._copy.set()
@@ -594,6 +616,7 @@ class MomJob:
         finish = self.events.first("finish")
         hookshep.run(self._site(), "execjob_end", self.job, self.files.dir,
                      [None if finish is None else int(finish.get("status", 0))])
+        self._crash_point("end-hook-done")
         if not self.events.has("start"):
             self.ctx.log.job(self.jobid, "no active tasks")  # a job that never started (f04)
         self.ctx.log.job(self.jobid, "kill_job")
@@ -602,7 +625,7 @@ class MomJob:
             self.files.nodefile.unlink()
         except FileNotFoundError:
             pass
-        shutil.rmtree(str(self.files.dir), ignore_errors=True)
+        remove_job_dir(self.files)
 
     def summary(self) -> Dict[str, Any]:
         state = "done" if self.done else ("running" if self.events.has("start") else "starting")

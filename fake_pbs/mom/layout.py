@@ -6,7 +6,9 @@
     jobs/<jobid>/shepherd.json   written by the shepherd once the job shell runs: pids, start ticks
     jobs/<jobid>/exit.json       written by the shepherd when the job shell ended: status, rusage
     jobs/<jobid>/kill.json       why the mom killed the job (walltime, TermJob)
-    jobs/<jobid>/events.jsonl    the exec-protocol events sent to the server, fsynced, with seq
+    jobs/<jobid>/events.jsonl    exec-protocol events for the server, written before sent, with seq
+    jobs/<jobid>/discard.json    the server's delete-job request was received: finish the cleanup
+    jobs/.gone-<jobid>-<pid>     a discarded job's directory being deleted (swept at restart)
     jobs/<jobid>/<jobid>.OU/.ER  stdout/stderr spool, delivered at the end
     aux/<jobid>                  PBS_NODEFILE
     tmp/pbs.<jobid>              the job's TMPDIR
@@ -59,6 +61,7 @@ class JobLayout:
         self.exit = self.dir / "exit.json"
         self.kill = self.dir / "kill.json"
         self.events = self.dir / "events.jsonl"
+        self.discard = self.dir / "discard.json"
         self.stdout_spool = self.dir / (jobid + ".OU")
         self.stderr_spool = self.dir / (jobid + ".ER")
         self.nodefile = host.aux / jobid

@@ -6,6 +6,7 @@ which is how a restarted mom knows a recorded shepherd or job shell is still the
 from __future__ import annotations
 
 import os
+import time
 
 TYPE_CHECKING = False  # typing stays out of the per-job shepherd's start-up
 if TYPE_CHECKING:
@@ -75,4 +76,42 @@ def signal_session(sid: int, signum: int) -> int:
             count += 1
         except OSError:
             pass
+    return count
+
+
+def _parent(pid: int) -> int:
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as handle:
+            stat = handle.read()
+        return int(stat[stat.rfind(b")") + 2:].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def signal_session_bottom_up(sid: int, signum: int, gap: float) -> int:
+    """``signum`` to session ``sid`` as PBS's kill_task sends it: the deepest processes first,
+    the session leader (the job shell) last, ``gap`` seconds after its descendants."""
+    members = [pid for pid in session_members(sid) if pid != sid]
+    parents = {pid: _parent(pid) for pid in members}
+
+    def depth(pid: int) -> int:
+        level = 0
+        while pid in parents and level < len(parents):  # bounded: a chain has no loop
+            pid, level = parents[pid], level + 1
+        return level
+
+    count = 0
+    for pid in sorted(members, key=depth, reverse=True):
+        try:
+            os.kill(pid, signum)
+            count += 1
+        except OSError:
+            pass
+    if count:
+        time.sleep(gap)
+    try:
+        os.kill(sid, signum)
+        count += 1
+    except OSError:
+        pass
     return count

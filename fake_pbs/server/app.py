@@ -7,7 +7,7 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Callable, Optional
 
 from fake_pbs import paths
 from fake_pbs import pace
@@ -61,6 +61,9 @@ class ServerApp:
         state.sched = defaults.sched_attrs(self.host, str(self.home))
         state.queues = {"workq": defaults.queue_attrs()}
         state.nodes = {}
+        # A fake-only setting of cluster.json: the first job number of a new install (the
+        # fidelity replay numbers like its capture did, so fixed-width columns line up).
+        state.start_numbering(int(self.config.get("first_job_seq", 0)))
         self._add_missing_nodes()
         state.save_all()
 
@@ -77,8 +80,27 @@ class ServerApp:
         return int(self.clock())
 
     def is_manager(self, uid: int) -> bool:
-        """Root and the user who started the cluster are PBS managers."""
-        return uid == 0 or uid == self.owner_uid
+        """Root, the user who started the cluster and the users of the server's ``managers``
+        list are PBS managers."""
+        return uid == 0 or uid == self.owner_uid or self._listed("managers", uid)
+
+    def is_operator(self, uid: int) -> bool:
+        """The users of the server's ``operators`` list (PBS operators: any job, most
+        attributes; not the manager-only ones, not creating or deleting objects)."""
+        return self._listed("operators", uid)
+
+    def _listed(self, attr: str, uid: int) -> bool:
+        entries = self.state.server.get(attr)
+        if not entries:
+            return False
+        import pwd
+
+        from fake_pbs.server.manager import is_manager_name
+        try:
+            user = pwd.getpwuid(uid).pw_name
+        except KeyError:
+            return False
+        return is_manager_name(str(entries), user, self.host)
 
     def trigger_schedule(self) -> None:
         """Ask for a scheduling cycle soon (after a submit, an end, a release, a qmgr change)."""
@@ -101,5 +123,5 @@ class ExecLike:  # pragma: no cover - interface
     def signal(self, jobid: str, signal: str) -> None:
         raise NotImplementedError
 
-    def discard(self, jobid: str, hosts: List[Dict[str, Any]]) -> None:
+    def discard(self, jobid: str, host: str, run_count: int) -> None:
         raise NotImplementedError

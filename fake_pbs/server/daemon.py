@@ -33,6 +33,7 @@ def build(home: Path) -> ServerApp:
 
 def run(home: Path, install_signals: Optional[Callable[[Callable[[], None]], Any]] = None) -> int:
     home.mkdir(parents=True, exist_ok=True)
+    _raise_fd_limit()
     app = build(home)
     listener = Listener(app, paths.server_socket(home))
     listener.open()
@@ -67,6 +68,20 @@ def run(home: Path, install_signals: Optional[Callable[[Callable[[], None]], Any
         except OSError:
             pass
     return 0
+
+
+def _raise_fd_limit(ceiling: int = 65536) -> None:
+    """Use the descriptors the system allows (the soft limit is often 1024): each client
+    connection holds one while it is served."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = ceiling if hard == resource.RLIM_INFINITY else min(hard, ceiling)
+    if soft != resource.RLIM_INFINITY and soft < want:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+        except (OSError, ValueError):
+            pass
 
 
 def _tune_collector() -> None:

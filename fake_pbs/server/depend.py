@@ -32,7 +32,7 @@ def parse(value: str, server_name: str) -> List[Dep]:
         if kind not in AFTER:
             continue  # before*/on/sync*: accepted, not enforced by the fake
         for target in rest.split(":"):
-            jobid = jobids.normalize(target.split("@")[0], server_name)
+            jobid = jobids.normalize(target.split("@")[0], server_name, any_server=True)
             if jobid is None:
                 raise PbsError(PBSE_BADDEPEND)
             deps.append((kind, jobid))
@@ -60,30 +60,43 @@ def _outcome(kind: str, target: Job) -> Optional[bool]:
 
 
 def register(app: Any, job: Job, deps: List[Dep]) -> None:
+    """Dependencies already satisfied leave ``depend`` at once (j05w: ``afterok`` on a job that
+    ended well shows no depend); one that never can be deletes the job, which keeps the rest."""
     server = app.server_name
-    job["depend"] = _format(deps, server)
-    pending: List[Dep] = []
+    kept: List[Dep] = []
+    refused: Optional[str] = None
     for kind, target_id in deps:
         target = app.state.jobs.get(target_id)
-        if target is None:
-            _delete(app, job, "Dependency request for job rejected by %s" % target_id)
-            return
-        outcome = _outcome(kind, target)
-        if outcome is False:
-            _delete(app, job, "Job deleted as result of dependency on job %s" % target_id)
-            return
-        if outcome is None:
-            pending.append((kind, target_id))
-            before = BEFORE[kind]
-            existing = [d for d in _parse_before(target.get("depend", ""))]
-            existing.append((before, job["_id"]))
-            target["depend"] = _format(existing, server)
-            app.state.save_job(target_id)
-    job["_deps"] = [list(d) for d in pending]
-    if pending:
+        outcome = _outcome(kind, target) if target is not None else False
+        if outcome is True:
+            continue
+        kept.append((kind, target_id))
+        if outcome is False and refused is None:
+            refused = ("Dependency request for job rejected by %s" % target_id if target is None
+                       else "Job deleted as result of dependency on job %s" % target_id)
+    _set_depend(job, kept, server)
+    if refused is not None:
+        _delete(app, job, refused)
+        return
+    for kind, target_id in kept:
+        target = app.state.jobs[target_id]
+        existing = [d for d in _parse_before(target.get("depend", ""))]
+        existing.append((BEFORE[kind], job["_id"]))
+        target["depend"] = _format(existing, server)
+        app.state.save_job(target_id)
+    job["_deps"] = [list(d) for d in kept]
+    if kept:
         job["Hold_Types"] = "s"
         lifecycle.set_state(job, st.HELD, st.SUB_DEPNHOLD)
         job.pop("etime", None)
+
+
+def _set_depend(job: Job, deps: List[Dep], server: str) -> None:
+    """``depend`` shows the dependencies not satisfied yet; none, no attribute (j05m-o)."""
+    if deps:
+        job["depend"] = _format(deps, server)
+    else:
+        job.pop("depend", None)
 
 
 def _parse_before(value: str) -> List[Dep]:
@@ -123,6 +136,7 @@ def job_ended(app: Any, target: Job) -> None:
                 break
         else:
             dependent["_deps"] = [list(d) for d in remaining]
+            _set_depend(dependent, [(str(k), str(i)) for k, i in remaining], app.server_name)
             if not remaining and dependent.get("job_state") == st.HELD:
                 holds = dependent.get("Hold_Types", "n").replace("s", "") or "n"
                 dependent["Hold_Types"] = holds

@@ -10,9 +10,9 @@ import pwd
 import grp
 import threading
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Optional
 
-from fake_pbs import paths, protocol
+from fake_pbs import crashpoints, paths, protocol
 from fake_pbs.model.errors import PBSE_NORELYMOM, PBSE_UNKJOBID, PbsError
 from fake_pbs.server import lifecycle
 from fake_pbs.server.app import ExecLike, ServerApp
@@ -115,6 +115,10 @@ class ExecClient(ExecLike):
         if job.get("_sent"):
             channel.send({"op": "resume", "job": jobid, "run_count": int(job["run_count"]),
                           "after_seq": int(job.get("_last_seq", 0))})
+            if "_obit" in job and job.get("_started"):
+                # The obit was stored before a server restart: ask for the stage-out again
+                # rather than leave the mom waiting out its COPY_WAIT.
+                self._copy_files(jobid, job)
         else:
             channel.send({"op": "start", "job": self._start_spec(job)})
             with self.app.state.lock:
@@ -134,10 +138,15 @@ class ExecClient(ExecLike):
                 # pace pbs: a job that ran obits ~1 s after the mom's "Obit sent" (h01); a
                 # failed start does not (f21-f24: 20 attempts of a 3 s hook in 67 s)
                 time.sleep(self.app.pace.obit_latency)
+            if message.get("ev") == "finish":
+                crashpoints.reach(self.app.home, "server", "obit-received")
+            elif message.get("ev") == "release" and message.get("final"):
+                crashpoints.reach(self.app.home, "server", "release-received")
             with self.app.state.lock:
                 if lifecycle.apply_event(self.app, message):
                     return True
             if message.get("ev") == "finish" and started:
+                crashpoints.reach(self.app.home, "server", "obit-saved")
                 self._copy_files(jobid, job)
         return False
 
@@ -147,7 +156,8 @@ class ExecClient(ExecLike):
         try:
             self.request(primary_host(job), "copy", job=jobid, run_count=int(job["run_count"]))
         except PbsError:
-            pass
+            return
+        crashpoints.reach(self.app.home, "server", "copy-sent")
 
     def _rejected(self, jobid: str, job: Dict[str, Any], reply: Dict[str, Any]) -> None:
         """The mom refused start/resume: the run is lost; requeue it (node failure path)."""
@@ -159,6 +169,16 @@ class ExecClient(ExecLike):
         with self.app.state.lock:
             live = self.app.state.jobs.get(jobid)
             if live is None or live.get("run_count") != job.get("run_count"):
+                return
+            if "_obit" in live:
+                # The obit is stored and the mom no longer has the run: it was released and
+                # its output staged (a mom forgets a run only on the delete-job request,
+                # which stages out first).  The recorded end stands; PBS never requeues a
+                # job whose obit it has (req_jobobit.c) - a guess of -20 here ran a
+                # finished job twice (issue 15).
+                self.app.log.job(jobid, "run %s ended on %s, its obit recorded" % (
+                    live.get("run_count"), primary_host(live)), 0x0080)
+                lifecycle.complete(self.app, live)
                 return
             self.app.log.job(jobid, "Unable to Run Job, %s" % why, ERROR)
             live["_exit"] = -3 if not live.get("_started") else -20
@@ -218,20 +238,17 @@ class ExecClient(ExecLike):
             if job is not None and not job.get("_started") and signal != TERMJOB:
                 lifecycle.hold_signal(job, signal)
 
-    def discard(self, jobid: str, hosts: List[Dict[str, Any]]) -> None:
-        """End-of-job cleanup on the primary mom, in the background (best effort)."""
-        job = self.app.state.jobs.get(jobid)
-        host = primary_host(job) if job else ""
-        if not host or job is None:
-            return
-        # The run it ends: a late discard must not end the requeued job's next run.
-        run_count = int(job.get("run_count", 0))
-
+    def discard(self, jobid: str, host: str, run_count: int) -> None:
+        """The delete-job request for run ``run_count`` (a late one must not end the requeued
+        job's next run), in the background.  Called once the job's end is saved: the mom then
+        forgets the run; if the request is lost, the next reconcile sends it again
+        (nodehealth.py)."""
         def send() -> None:
             try:
                 self.request(host, "discard", job=jobid, run_count=run_count)
             except PbsError:
-                pass
+                return
+            crashpoints.reach(self.app.home, "server", "discard-sent")
         threading.Thread(target=send, name="discard-%s" % jobid, daemon=True).start()
 
 

@@ -5,10 +5,18 @@ from typing import Optional, Tuple
 _ID = re.compile(r"^(?P<seq>\d+)(?P<index>\[\d*\])?(?:\.(?P<server>.*))?$")
 
 
-def normalize(text: str, server_name: str) -> Optional[str]:
-    """``<seq>[<index>].<server_name>``, or None when ``text`` is not a job id at all."""
+def normalize(text: str, server_name: str, any_server: bool = False) -> Optional[str]:
+    """``<seq>[<index>].<server_name>``, or None when ``text`` is not a job id of this server
+    (not an id at all, or another server's suffix: never taken for one of ours).
+
+    ``any_server`` keeps the suffix out of it (dependency lists, whose other-server entries the
+    fake does not model)."""
     match = _ID.match(text.strip())
     if match is None:
+        return None
+    suffix = (match.group("server") or "").split("@", 1)[0].lower()
+    own = server_name.lower()
+    if suffix and suffix != own and not suffix.startswith(own + ".") and not any_server:
         return None
     return "%s%s.%s" % (match.group("seq"), match.group("index") or "", server_name)
 

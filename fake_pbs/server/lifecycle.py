@@ -7,8 +7,9 @@ svr_jobfunc.c; golden transcripts b02, b04, b05b, c04c, i01c, k14*).
 import pwd
 import threading
 import time
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
+from fake_pbs import crashpoints
 from fake_pbs.model import states as st
 from fake_pbs.model.errors import (PBSE_HOOK_REJECT_DELETEJOB, PBSE_HOOK_REJECT_RERUNJOB,
                                    message_for)
@@ -285,7 +286,22 @@ def _on_finish(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
 
 
 def complete(app: ServerApp, job: Job) -> None:
-    """The final release arrived: free the vnodes and decide the job's outcome."""
+    """The final release arrived: free the vnodes and decide the job's outcome.
+
+    The mom's delete-job request, which lets the mom forget the run, leaves only once the
+    job's end is saved (docs/reliability.md, ordering rule): a server that crashes before
+    then finds the run on the mom and replays its end; one that crashes after finds the end
+    stored.  The other way round a restart met a mom that had forgotten a job the server
+    still had running, and ran it again (issue 15).
+    """
+    target = _discard_target(job)
+    if _decide_end(app, job):
+        crashpoints.reach(app.home, "server", "end-saved")
+        _send_discard(app, target)
+
+
+def _decide_end(app: ServerApp, job: Job) -> bool:
+    """The body of :func:`complete`; True when the run is over on the mom (nodes freed)."""
     jobid = job["_id"]
     status = hookpoints.obit_status(job, int(job.get("_exit", -3)))
     job["_exit"] = status
@@ -310,7 +326,7 @@ def complete(app: ServerApp, job: Job) -> None:
             _free(app, job)
         _account_end(app, job, "R", status)
         requeue(app, job, failed_start=not job.get("_started"))
-        return
+        return True
     job["Exit_status"] = str(status)
     hookpoints.current().jobobit(app, job)
     suffix = _comment_suffix(job, status)
@@ -323,17 +339,35 @@ def complete(app: ServerApp, job: Job) -> None:
         touch(app, job)
         save(app, job)
         _after(e_phase, _end_of_e_phase, app, jobid, job.get("run_count", ""))
-        return
+        return False
     _account_end(app, job, "E", status)
     to_history(app, job, st.final_substate(status, job.get("_deleted_by") is not None),
                ran=True)
+    return True
 
 
 def _free(app: ServerApp, job: Job) -> None:
-    """The mom's delete-job request and the nodes given back: the end of the E phase."""
+    """The nodes given back: the end of the E phase (the delete-job request follows the save:
+    :func:`_send_discard`)."""
     release_vnodes(app, job)
-    if app.execs is not None:
-        app.execs.discard(job["_id"], job.get("_hosts") or [])
+
+
+Target = Optional[Tuple[str, str, int]]
+
+
+def _discard_target(job: Job) -> Target:
+    """Whom the delete-job request of this run goes to: (job id, primary host, run_count),
+    taken before a requeue clears exec_host; None for a job that never went to a mom."""
+    host = str(job.get("exec_host", "")).split("/")[0].split("+")[0]
+    if not host:
+        return None
+    return job["_id"], host, int(job.get("run_count", "0") or 0)
+
+
+def _send_discard(app: ServerApp, target: Target) -> None:
+    """Send the delete-job request; the caller has saved the job's end (its own record)."""
+    if target is not None and app.execs is not None:
+        app.execs.discard(*target)
 
 
 def _after(delay: float, target: Any, *args: Any) -> None:
@@ -373,10 +407,13 @@ def end_e_phase(app: ServerApp, job: Job) -> None:
     """Finish a job left in E/51 (also called at server start-up for jobs a restart caught
     in their E phase, so that none stays E forever)."""
     status = int(job.get("Exit_status", "0") or 0)
+    target = _discard_target(job)
     _free(app, job)
     _account_end(app, job, "E", status)
     to_history(app, job, st.final_substate(status, job.get("_deleted_by") is not None),
                ran=True)
+    crashpoints.reach(app.home, "server", "end-saved")
+    _send_discard(app, target)
 
 
 def note_termination(job: Job) -> None:
@@ -389,7 +426,7 @@ def note_termination(job: Job) -> None:
 def _comment_suffix(job: Job, status: int) -> str:
     deleted_by = job.get("_deleted_by")
     if deleted_by is not None:
-        return "and terminated by %s" % deleted_by if deleted_by else "and terminated"
+        return "and terminated by %s" % deleted_by  # "" for a subjob of a deleted array
     if status == WALLTIME_KILLED:
         return "and exceeded resource walltime"
     if status == LOST_RUN and job.get("_exception"):
@@ -485,6 +522,10 @@ def array_child_ended(app: ServerApp, parent_id: str) -> None:
     parent["comment"] = base + (" and terminated" if deleted else
                                 " and failed" if failed else " and finished")
     parent["Exit_status"] = "1" if deleted else "0"
+    ends = [int(c["obittime"]) for c in children if c.get("obittime", "").isdigit()]
+    if ends:  # subjobs ran: the parent ends with the last one's obit, staged out (j03)
+        parent["obittime"] = str(max(ends))
+        parent["Stageout_status"] = "1"
     to_history(app, parent, st.SUB_TERMINATED if deleted else st.SUB_FINISHED, ran=False)
     for child in children:
         if app.history_enabled():

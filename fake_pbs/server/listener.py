@@ -1,11 +1,19 @@
-"""The server's Unix socket: one thread per connection, identity from SO_PEERCRED."""
+"""The server's Unix socket: one thread per connection, identity from SO_PEERCRED.
+
+Limits (docs/security.md): a request line is capped (fake_pbs.protocol), an ordinary user holds
+at most :data:`MAX_PER_USER` connections at once (more are closed at once, so idle connections
+of one user cannot use up the server's descriptors), and a failing ``accept()`` (EMFILE, ENFILE,
+ENOMEM, ...) is waited out, never the end of the server.
+"""
+import errno
 import os
 import pwd
 import socket
 import struct
 import threading
+import time
 from pathlib import Path
-from typing import Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 from fake_pbs.model.errors import PBSE_PROTOCOL, PbsError
 from fake_pbs.protocol import LineChannel
@@ -14,6 +22,13 @@ from fake_pbs.server.handlers import Caller, Context, dispatch
 from fake_pbs.server.rawreply import send_reply
 
 _CRED = struct.Struct("3i")
+
+#: Connections one non-manager uid may hold open at once (a busy psij client needs a few dozen).
+MAX_PER_USER = 256
+# accept() errors that mean "not now" (descriptors, memory, a client gone before the accept).
+_TRANSIENT = frozenset((errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM,
+                        errno.ECONNABORTED, errno.EPROTO, errno.EINTR, errno.EAGAIN))
+_BACKOFF = 0.05
 
 
 def peer_credentials(sock: socket.socket) -> Tuple[int, int, int]:
@@ -35,6 +50,9 @@ class Listener:
         self.app = app
         self.path = path
         self._sock: Optional[socket.socket] = None
+        self._open: Dict[int, int] = {}  # uid -> connections being served
+        self._count_lock = threading.Lock()
+        self._starved = False
 
     def open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -68,20 +86,59 @@ class Listener:
                 conn, _ = self._sock.accept()
             except socket.timeout:
                 continue
-            except OSError:
+            except OSError as err:
                 if self.app.stopping.is_set():
                     return
-                raise
-            conn.settimeout(None)
-            threading.Thread(target=self._serve, args=(conn,), daemon=True,
-                             name="conn").start()
+                if err.errno not in _TRANSIENT:
+                    raise
+                self._starve(err)
+                continue
+            self._starved = False
+            self._admit(conn)
 
-    def _serve(self, conn: socket.socket) -> None:
-        channel = LineChannel(conn)
+    def _starve(self, err: OSError) -> None:
+        """accept() failed for want of a resource: log once per episode, back off, go on."""
+        if not self._starved:
+            self._starved = True
+            self.app.log.server("accept failed: %s; waiting for connections to close"
+                                % os.strerror(err.errno or 0))
+        time.sleep(_BACKOFF)
+
+    def _admit(self, conn: socket.socket) -> None:
         try:
             pid, uid, gid = peer_credentials(conn)
-            caller = Caller(uid, gid, pid, user_name(uid), self.app.host,
-                            self.app.is_manager(uid))
+        except OSError:
+            conn.close()
+            return
+        manager = self.app.is_manager(uid)
+        operator = not manager and self.app.is_operator(uid)
+        with self._count_lock:
+            held = self._open.get(uid, 0)
+            if held >= MAX_PER_USER and not (manager or operator):
+                conn.close()
+                return
+            self._open[uid] = held + 1
+        conn.settimeout(None)
+        try:
+            threading.Thread(target=self._serve, args=(conn, pid, uid, gid, manager, operator),
+                             daemon=True, name="conn").start()
+        except RuntimeError:  # no thread to be had: refuse this one, keep serving the rest
+            self._release(uid)
+            conn.close()
+
+    def _release(self, uid: int) -> None:
+        with self._count_lock:
+            left = self._open.get(uid, 1) - 1
+            if left > 0:
+                self._open[uid] = left
+            else:
+                self._open.pop(uid, None)
+
+    def _serve(self, conn: socket.socket, pid: int, uid: int, gid: int,
+               manager: bool, operator: bool) -> None:
+        channel = LineChannel(conn)
+        try:
+            caller = Caller(uid, gid, pid, user_name(uid), self.app.host, manager, operator)
             ctx = Context(self.app, caller, conn.fileno())
             while True:
                 try:
@@ -100,3 +157,4 @@ class Listener:
             return
         finally:
             channel.close()
+            self._release(uid)

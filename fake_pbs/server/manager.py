@@ -16,7 +16,6 @@ from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_DUPLIST, PBSE_HOOKERROR, 
                                    PBSE_UNKSCHED, PbsError, detail, message_for)
 from fake_pbs.model.hooks import (CONTENT_CONFIG, CONTENT_PYTHON, Hook, hook_error,
                                   set_hook_attr, unset_hook_attr)
-from fake_pbs.model.preempt import check_sched_value
 
 AttrDict = Dict[str, str]
 LogRecord = Tuple[int, str, str, str]  # (event type, class, object, message)
@@ -37,10 +36,11 @@ _LOG_ADMIN = 0x0004
 class Caller:
     """Who sent the request: ``user@host`` and whether the server counts them as a manager."""
 
-    def __init__(self, user: str, host: str, is_manager: bool) -> None:
+    def __init__(self, user: str, host: str, is_manager: bool, is_operator: bool = False) -> None:
         self.user = user
         self.host = host
         self.is_manager = is_manager
+        self.is_operator = is_operator
 
     @property
     def who(self) -> str:
@@ -80,6 +80,16 @@ def default_sched(server_name: str) -> AttrDict:
     return attrs
 
 
+def is_manager_name(entries: str, user: str, host: str) -> bool:
+    """Whether ``user@host`` matches the server's ``managers`` list (``user@*`` allowed)."""
+    for entry in qmgr_attrs.split_list(entries):
+        name, _, pattern = entry.partition("@")
+        if name == user and (pattern in ("", "*", host) or
+                             (pattern.startswith("*") and host.endswith(pattern[1:]))):
+            return True
+    return False
+
+
 # -- requests ------------------------------------------------------------------------------------
 
 def handle(managed: Managed, caller: Caller, op: str, args: Dict[str, Any]) -> Outcome:
@@ -111,7 +121,7 @@ def _manager(managed: Managed, caller: Caller, args: Dict[str, Any], outcome: Ou
         _require_hook_access(managed, caller)
         _manage_hook(managed, caller, command, name, attrs, outcome)
         return
-    if not caller.is_manager:
+    if not caller.is_manager and not _operator_may(caller, command, objtype, attrs):
         raise PbsError(PBSE_PERM)
     if objtype == "server":
         _manage_attrs(managed.server, "server", command, attrs, managed)
@@ -128,6 +138,40 @@ def _manager(managed: Managed, caller: Caller, args: Dict[str, Any], outcome: Ou
         _manage_resource(managed, command, name, attrs, outcome)
     else:
         raise PbsError(PBSE_IVALREQ)
+
+
+# Attributes PBS lets managers alone set (MGR_ONLY_SET in OpenPBS's attribute definitions);
+# operators may set or unset the others of these objects, and create or delete nothing.
+MANAGER_ONLY = {
+    "server": frozenset((
+        "pnames acl_host_enable acl_hosts acl_host_moms_enable acl_resv_host_enable "
+        "acl_resv_hosts acl_resv_group_enable acl_resv_groups acl_user_enable acl_users "
+        "acl_resv_user_enable acl_resv_users acl_roots managers operators mailer mail_from "
+        "query_other_jobs resources_cost system_cost default_node node_pack flatuid resv_enable "
+        "require_cred_enable require_cred job_sort_formula eligible_time_enable "
+        "job_history_enable job_history_duration max_concurrent_provision "
+        "python_restart_max_hooks python_restart_max_objects python_restart_min_interval "
+        "jobscript_max_size show_hidden_attribs max_job_sequence_id").split()),
+    "queue": frozenset(("from_route_only require_cred_enable require_cred route_destinations "
+                        "alt_router partition").split()),
+    "node": frozenset(("Mom pnames queue resv_enable no_multinode_jobs provision_enable "
+                       "current_aoe vnode_pool power_provisioning current_eoe "
+                       "poweroff_eligible").split()),
+    "sched": frozenset(("sched_host partition sched_priv sched_log scheduler_iteration "
+                        "sched_user comment preempt_queue_prio preempt_prio preempt_order "
+                        "preempt_sort job_sort_formula server_dyn_res_alarm "
+                        "attr_update_period").split()),
+}
+
+
+def _operator_may(caller: Caller, command: str, objtype: str,
+                  attrs: List[Tuple[str, str, str]]) -> bool:
+    if not caller.is_operator or command not in ("set", "unset"):
+        return False
+    refused = MANAGER_ONLY.get(objtype)
+    if refused is None:
+        return False
+    return not any(attr.lower() in refused or attr in refused for attr, _, _ in attrs)
 
 
 def _check_resource(managed: Managed, attr: str) -> None:
@@ -148,8 +192,6 @@ def _manage_attrs(target: AttrDict, objtype: str, command: str,
         if command == "unset":
             staged.pop(attr, None)
             continue
-        if objtype == "sched":
-            check_sched_value(attr, value)
         staged[attr] = qmgr_attrs.apply_op(objtype, attr, op, staged.get(attr), value)
     target.clear()
     target.update(sorted(staged.items(), key=lambda kv: qmgr_attrs.order_key(objtype, kv[0])))

@@ -30,7 +30,16 @@ def primary_host(job: Dict[str, Any]) -> str:
 
 
 def mom_answers(app: ServerApp, host: str) -> bool:
-    return protocol.answers(paths.mom_socket(app.home, host), "status", PING_TIMEOUT)
+    return mom_pid(app, host) is not None
+
+
+def mom_pid(app: ServerApp, host: str) -> Optional[int]:
+    """The pid of ``host``'s mom when it answers its status request, else None."""
+    try:
+        reply = protocol.call_once(paths.mom_socket(app.home, host), "status", PING_TIMEOUT)
+    except Exception:
+        return None
+    return int((reply or {}).get("pid") or 0)
 
 
 def _flags(node: Dict[str, Any]) -> List[str]:
@@ -46,6 +55,7 @@ class NodeHealth:
         self.down_after = float(app.config.get("node_down_after", 2.0))
         self._silent_since: Dict[str, float] = {}
         self._reconciled: Set[str] = set()
+        self._pids: Dict[str, int] = {}
         self._thread = threading.Thread(target=self._loop, name="nodehealth", daemon=True)
 
     def start(self) -> None:
@@ -62,7 +72,13 @@ class NodeHealth:
         """Poll every mom once (the server runs one round before it schedules anything)."""
         try:
             for host in self.hosts():
-                self.observe(host, mom_answers(self.app, host), time.monotonic())
+                pid = mom_pid(self.app, host)
+                if pid is not None and self._pids.setdefault(host, pid) != pid:
+                    # A mom restarted between two polls: a delete-job request sent while it
+                    # was down was lost, so reconcile again (the discard is sent again).
+                    self._pids[host] = pid
+                    self._reconciled.discard(host)
+                self.observe(host, pid is not None, time.monotonic())
             self.expire()
         except Exception as err:  # the monitor must outlive any one bad round
             self.app.log.server("node health check failed: %r" % (err,))
@@ -177,6 +193,12 @@ class NodeHealth:
     def _node_failed(self, job: Dict[str, Any], host: str) -> None:
         """PBS's discard_job path for a job whose primary host is gone (node_manager.c)."""
         app = self.app
+        if "_obit" in job:
+            # The obit is in: the job ran to its end, and a requeue would run it again (issue
+            # 15).  It ends with its own status; its mom discards the run (staging out first)
+            # when it answers again (reconcile).
+            lifecycle.complete(app, job)
+            return
         if job.get("Rerunable", "True") == "True":
             app.log.job(job["_id"], "Job requeued, execution node %s down" % host, 0x0008)
         job["_exit"] = LOST_RUN

@@ -113,6 +113,11 @@ class ServerState:
                 self.save_object(kind, name)
 
     # -- jobs ---------------------------------------------------------------------------------
+    def start_numbering(self, first: int) -> None:
+        """A fresh server's first job number (0 unless cluster.json says otherwise)."""
+        self._next_seq = max(0, first)
+        self.store.put_meta("next_seq", str(self._next_seq))
+
     def next_seq(self) -> int:
         """Allocate the next job sequence number (from 0, wrapping at max_job_sequence_id)."""
         top = int(self.server.get("max_job_sequence_id", "9999999"))

@@ -38,11 +38,31 @@ def _shared(record: Record) -> Record:
             for k, v in record.items()}
 
 
+def _private_files(path: Path) -> None:
+    """Job scripts and environments live in the database: like PBS's server_priv (0750) and
+    its job files (0600), only root (or the cluster's owner) may read them.  SQLite gives the
+    -wal and -shm files the database's mode, so the database is created 0600 before it opens
+    (never through a link); files of an older home are tightened."""
+    import os
+
+    path.parent.mkdir(mode=0o750, parents=True, exist_ok=True)
+    os.chmod(str(path.parent), 0o750)
+    fd = os.open(str(path), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+    for suffix in ("-wal", "-shm"):
+        extra = str(path) + suffix
+        if os.path.isfile(extra) and not os.path.islink(extra):
+            os.chmod(extra, 0o600)
+
+
 class Store:
     """Write-through persistence; callers serialize access with the server's model lock."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        _private_files(path)
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         # NORMAL survives any process crash; only a power loss could drop the last commits.

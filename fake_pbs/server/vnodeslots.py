@@ -6,6 +6,7 @@
 """
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from fake_pbs.model import node_states
 from fake_pbs.server.defaults import format_kb, mem_bytes
 
 Attrs = Dict[str, Any]
@@ -104,6 +105,6 @@ def _refresh(name: str, node: Attrs) -> None:
     busy = total > 0 and sum(1 for owner in slots if owner) >= total
     if busy:
         flags.append("job-busy")
-    node["state"] = ",".join(flags) if flags else "free"
+    node["state"] = node_states.compose(flags)
     if state_observer is not None and node["state"] != old_state:
         state_observer(name, node, old_state)

@@ -1,6 +1,9 @@
-"""End to end: real jobs submitted through PSI/J's ``pbspro`` executor to the fake PBS cluster
-(``fake_pbs/bin`` first on PATH, as users do). Each test names the PBS/PSI/J behaviour it pins.
+"""End to end: real jobs submitted through PSI/J's ``pbspro`` executor to a PBS: the fake
+cluster (``fake_pbs/bin`` first on PATH, as users do) or, with ``--real-pbs``, the PBS on PATH
+(conftest.py, pbs_site.py). Each test names the PBS/PSI/J behaviour it pins.
 """
+import importlib
+import sys
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, Iterator, List, Optional
@@ -8,15 +11,15 @@ from typing import Any, Iterator, List, Optional
 import pytest
 from psij import Job, JobAttributes, JobExecutor, JobSpec, JobState, ResourceSpecV1
 
-from fake_pbs.testing import FakeCluster
+from .pbs_site import PbsSite
+from psijpbs import compat
 from psijpbs.config import PBSProExecutorConfig
 
 WAIT = timedelta(seconds=60)
 
 
 @pytest.fixture
-def executor(execparams: object, fake_pbs: FakeCluster,
-             tmp_path: Path) -> Iterator[JobExecutor]:
+def executor(execparams: object, pbs: PbsSite, tmp_path: Path) -> Iterator[JobExecutor]:
     """A pbspro executor (through psij's registry) with its work dir in tmp, polling fast."""
     config = PBSProExecutorConfig(work_directory=tmp_path / 'psij-work',
                                   queue_polling_interval=2, min_queue_polling_interval=0.2,
@@ -46,6 +49,23 @@ def _run(ex: JobExecutor, spec: JobSpec) -> Job:
 def _aux_files(ex: JobExecutor) -> List[str]:
     return sorted(p.name for p in Path(getattr(ex, 'work_directory')).glob('*')
                   if p.suffix in ('.ec', '.out', '.job'))
+
+
+def test_real_pbs_runs_without_the_fake(pbs: PbsSite, request: pytest.FixtureRequest) -> None:
+    """The executor's tests reach PBS only through ``pbs``: none asks for the fake's fixtures,
+    and with --real-pbs nothing of fake_pbs is loaded into the test process (unless a plugin
+    or other test directories load it), so a site's cluster needs only psijpbs and the PBS
+    commands on PATH. By default the fake is what runs."""
+    ours = [item for item in request.session.items
+            if item.nodeid.startswith('tests/executor/')]
+    for item in ours:
+        used = set(getattr(item, 'fixturenames', ()))
+        assert not used & {'fake_pbs', 'fake_cluster'}, item.nodeid
+    if not pbs.real:
+        assert pbs.fake is not None and 'fake_pbs' in sys.modules
+    elif (len(ours) == len(request.session.items)
+          and not request.config.pluginmanager.has_plugin('fake_pbs.testing')):
+        assert 'fake_pbs' not in sys.modules
 
 
 def test_simple_job_completes_and_leaves_no_files(execparams: object,
@@ -121,10 +141,12 @@ def test_directory(execparams: object, executor: JobExecutor, tmp_path: Path) ->
     assert job.status.message is not None and 'missing' in job.status.message
 
 
-def test_multi_node_select(execparams: object, executor: JobExecutor, tmp_path: Path) -> None:
+def test_multi_node_select(execparams: object, executor: JobExecutor, tmp_path: Path,
+                           pbs: PbsSite) -> None:
     """user_guide test_resourcespec: node_count=2, processes_per_node=2 renders
     select=2:ncpus=2:mpiprocs=2 with place=scatter; PBS accepts and runs it, and
     $PSIJ_NODEFILE has one line per process."""
+    pbs.require_nodes(2, 2)
     out = tmp_path / 'nodes.txt'
     spec = _spec(execparams, '/bin/bash', ['-c', 'wc -l < "$PSIJ_NODEFILE"'], stdout_path=out,
                  resources=ResourceSpecV1(node_count=2, processes_per_node=2),
@@ -146,11 +168,11 @@ def test_list_right_after_submit(execparams: object, executor: JobExecutor) -> N
 
 
 def test_attach_unknown_id_fails(execparams: object, executor: JobExecutor,
-                                 fake_pbs: FakeCluster) -> None:
+                                 pbs: PbsSite) -> None:
     """attach to an id PBS never had (qstat: Unknown Job Id, rc 153) -> FAILED, not
     COMPLETED."""
     job = Job()
-    executor.attach(job, '99999.' + fake_pbs.server_name)
+    executor.attach(job, '99999.' + pbs.server_name)
     status = job.wait(timeout=WAIT)
     assert status is not None and status.state == JobState.FAILED, job.status
     assert status.message is not None and 'no longer knows' in status.message
@@ -172,11 +194,12 @@ def test_attach_to_submitted_job(execparams: object, executor: JobExecutor) -> N
 
 
 def test_without_job_history(execparams: object, executor: JobExecutor,
-                             fake_pbs: FakeCluster) -> None:
+                             pbs: PbsSite) -> None:
     """job_history_enable = False (the real default): finished jobs vanish and qstat -x says
     'Unknown Job Id' (rc 153, as payu#865 shows). Outcomes still come from the .ec files:
     COMPLETED and FAILED(3), not 'all jobs failed to poll' as with psij's built-in pbs."""
-    done = fake_pbs.run(['qmgr', '-c', 'set server job_history_enable = False'])
+    fake = pbs.require_manager('turn job history off')
+    done = fake.run(['qmgr', '-c', 'set server job_history_enable = False'])
     assert done.returncode == 0, done.stderr
     ok = Job(_spec(execparams, '/bin/true'))
     bad = Job(_spec(execparams, '/bin/bash', ['-c', 'exit 3']))
@@ -196,6 +219,34 @@ def test_walltime_exceeded(execparams: object, executor: JobExecutor) -> None:
     job = _run(executor, spec)
     assert job.status.state == JobState.FAILED, job.status
     assert job.status.message is not None and 'walltime' in job.status.message, job.status
+
+
+def test_walltime_kill_children_first(execparams: object, executor: JobExecutor,
+                                      pbs: PbsSite, tmp_path: Path) -> None:
+    """Real PBS signals a walltime kill bottom-up (kill_task: the job's children first, its
+    shell last), so the shell may see its child die of SIGTERM and write an .ec of 143 before
+    it is signalled itself (issue 12: 1 of 9 walltime kills on OpenPBS 23.06.06). The fake's
+    ``bottomup`` fault reproduces that order with a gap; the job is still FAILED with PBS's
+    walltime message (Exit_status -29, transcript b08c), not exit code 143."""
+    fake = pbs.require_fake("the fake's bottomup kill order")
+    from fake_pbs import control
+    for host in fake.hosts:
+        control.fault(fake.home, str(host['name']), 'bottomup')
+    try:
+        # The race is there: the shell outlives its child's SIGTERM and records it.
+        probe = tmp_path / 'probe.ec'
+        jobid = fake.qsub('sleep 60; echo $? > %s' % probe, '-l', 'walltime=2')
+        attrs = fake.wait(jobid, timeout=60)
+        assert attrs.get('Exit_status') == '-29', attrs
+        assert probe.read_text().strip() == '143'
+        spec = _spec(execparams, '/bin/sleep', ['60'],
+                     attributes=JobAttributes(duration=timedelta(seconds=2)))
+        job = _run(executor, spec)
+    finally:
+        control.clear_faults(fake.home)
+    assert job.status.state == JobState.FAILED, job.status
+    assert job.status.message is not None and 'walltime' in job.status.message, job.status
+    assert job.status.exit_code == -29, job.status
 
 
 def test_inline_and_script_launchers_agree(execparams: object, executor: JobExecutor,
@@ -219,3 +270,32 @@ def test_inline_and_script_launchers_agree(execparams: object, executor: JobExec
     job = _run(executor, _spec(execparams, str(tmp_path / 'no-such-program')))
     assert job.status.state == JobState.FAILED, job.status
     assert job.status.exit_code == 127  # bash: command not found, as in single_launch.sh
+
+
+@pytest.mark.skipif(not compat.STAGING, reason='this psij has no file staging (0.9.11)')
+def test_staging_paths_with_spaces_and_failure(execparams: object, executor: JobExecutor,
+                                               tmp_path: Path) -> None:
+    """psij > 0.9.11 test_staging, with what psij's own partials get wrong: a source and a
+    job directory with spaces are staged in, a result staged out, a file cleaned up; a missing
+    source fails the job with psij's staging exit code 121 and the reason as its message."""
+    staging = importlib.import_module('psij.staging')
+    source = tmp_path / 'in put.txt'
+    source.write_text('ABC')
+    workdir = tmp_path / 'job dir'
+    workdir.mkdir()
+    result = tmp_path / 'res ult.txt'
+    spec = _spec(execparams, '/bin/bash', ['-c', 'cat "in 1" > "out 1"; touch scratch'],
+                 directory=workdir)
+    setattr(spec, 'stage_in', {staging.StageIn(source, 'in 1')})
+    setattr(spec, 'stage_out', {staging.StageOut('out 1', result)})
+    setattr(spec, 'cleanup', {'scratch'})
+    job = _run(executor, spec)
+    assert job.status.state == JobState.COMPLETED, job.status
+    assert result.read_text() == 'ABC'
+    assert not (workdir / 'scratch').exists()
+    spec = _spec(execparams, '/bin/true', directory=workdir)
+    setattr(spec, 'stage_in', {staging.StageIn(tmp_path / 'no such file', 'x')})
+    job = _run(executor, spec)
+    assert job.status.state == JobState.FAILED, job.status
+    assert job.status.exit_code == 121, job.status
+    assert job.status.message is not None and 'Missing source file' in job.status.message

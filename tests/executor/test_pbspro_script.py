@@ -10,6 +10,7 @@ from typing import List
 import pytest
 from psij import Job, JobAttributes, JobSpec, ResourceSpecV1, SubmitException
 
+from psijpbs import compat
 from psijpbs.executor import PBSProJobExecutor
 from psijpbs.script import build_context, format_memory, format_walltime, inline_single_launch, \
     job_name
@@ -219,13 +220,18 @@ def test_single_launcher_kept_when_it_has_more_to_do() -> None:
 
 def test_default_launcher_is_inline_in_the_psij_script(executor: PBSProJobExecutor) -> None:
     """Through psij's own context: the default launcher is psij's single launcher, so the
-    script runs the executable itself and prints the launcher's end marker after it; with a
-    pre-launch script psij's launcher is called."""
+    script runs the executable itself and, with psij 0.9.11, prints the launcher's end marker
+    after it (later psij's launchers print none; the script prints _PSIJ_SCRIPT_DONE last);
+    with a pre-launch script psij's launcher is called."""
     job = Job(JobSpec('/bin/tokexe', ['a b'], stdout_path=Path('/tmp/o')))
     out = io.StringIO()
     executor.generate_submit_script(job, executor._create_script_context(job), out)
+    marker = 'echo _PSI_J_LAUNCHER_DONE\n' if compat.LAUNCHER_MARKER else ''
     assert ("\n/bin/tokexe 'a b' 1>/tmp/o 2>/dev/null </dev/null\n_psij_ec=$?\n"
-            "echo _PSI_J_LAUNCHER_DONE\n_psij_write_ec") in out.getvalue()
+            + marker + "_psij_write_ec") in out.getvalue()
+    assert out.getvalue().endswith(
+        '_psij_write_ec "$_psij_ec"\n' + ('' if compat.LAUNCHER_MARKER else
+                                          'echo _PSIJ_SCRIPT_DONE\n') + 'exit "$_psij_ec"\n')
     assert 'single_launch.sh' not in out.getvalue()
     job = Job(JobSpec('/bin/tokexe', pre_launch=Path('/tmp/pre.sh')))
     out = io.StringIO()

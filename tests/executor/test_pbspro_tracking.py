@@ -10,7 +10,7 @@ from psijpbs import commands
 from psijpbs.commands import CommandResult
 from psijpbs.executor import PBSProJobExecutor
 from psijpbs.poller import PBSProPoller
-from psijpbs.qstat_output import JobReport, QstatResult
+from psijpbs.qstat_output import JobReport, QstatResult, parse_qstat
 from psijpbs.tracking import StatusTracker
 
 
@@ -87,6 +87,43 @@ def test_exit_code_file_wins_over_exit_status() -> None:
     finished = QstatResult(jobs={'5.vm': JobReport('5.vm', 'F', 92, 0)})
     status = files.tracker().decide('5.vm', finished)
     assert status is not None and status.state == JobState.FAILED and status.exit_code == 7
+
+
+def test_walltime_kill_wins_over_exit_code_file() -> None:
+    """Transcript b08c (Exit_status -29, comment "... exceeded resource walltime"): the mom
+    signals the job's children before its shell, so the shell may still write an .ec of 143
+    (its child's SIGTERM); PBS's walltime account wins over it (issue 12, 1 of 9 real runs)."""
+    case = transcript('b08c')
+    finished = parse_qstat(int(case['exit_code']), str(case['stdout']))
+    (native_id,) = finished.jobs
+    files = Files()
+    files.ec[native_id] = '143\n'
+    status = files.tracker().decide(native_id, finished)
+    assert status is not None and status.state == JobState.FAILED, status
+    assert status.exit_code == -29
+    assert status.message is not None and 'walltime exceeded' in status.message, status
+
+
+def test_walltime_kill_seen_exiting_wins_without_history() -> None:
+    """Without job history (the real default) a finished job vanishes, but qstat showed it
+    Exiting with Exit_status already set (transcripts c04b, f03): a walltime kill seen then
+    still wins over an .ec of 143 once PBS no longer knows the job."""
+    files = Files()
+    files.ec['5.vm'] = '143\n'
+    tracker = files.tracker()
+    exiting = QstatResult(jobs={'5.vm': JobReport('5.vm', 'E', 51, -29)})
+    running = tracker.decide('5.vm', exiting)
+    assert running is not None and running.state == JobState.ACTIVE
+    status = tracker.decide('5.vm', gone('5.vm'))
+    assert status is not None and status.state == JobState.FAILED, status
+    assert status.exit_code == -29
+    assert status.message is not None and 'walltime exceeded' in status.message, status
+    # Any other exit status seen while Exiting leaves the .ec in charge.
+    tracker.forget('5.vm')
+    files.ec['6.vm'] = '3\n'
+    tracker.decide('6.vm', QstatResult(jobs={'6.vm': JobReport('6.vm', 'E', 51, 3)}))
+    status = tracker.decide('6.vm', gone('6.vm'))
+    assert status is not None and status.exit_code == 3 and status.message is None, status
 
 
 def test_short_and_qualified_ids_match() -> None:

@@ -26,6 +26,12 @@ KNOWN_DIFFERENCES: Dict[str, str] = {
     "f23_mom_logs_abort_sleep_first_attempts": (
         "as f13: PBS's request-protocol and pbs_python execve lines; the alarm lines "
         "themselves are pinned by tests/hooks/test_abort_faults.py"),
+    "i01b_cat_output": (
+        "the job's environment (docs/differences.md): fake_pbs/bin first on PATH and "
+        "FAKE_PBS_HOME set, SHLVL=1 and no MANPATH (plain shell), TMPDIR, PBS_NODEFILE and the "
+        "script under mom_priv/<host>; ulimits are this machine's"),
+    "i02b_cat_output": ("as i01b: the job's environment and this machine's ulimits"),
+    "i04b_cat_output": ("as i01b: the job's environment and this machine's ulimits"),
     "i03_qsub_V": ("qsub -V exports nothing in 23.06.06 (upstream #2602); the fake's -V works"),
     "i03b_cat_output": ("qsub -V works in the fake (upstream #2602 fixed): MYVAR is in the job"),
     "i03c_qstat_fx_V": ("qsub -V works in the fake (upstream #2602 fixed): Variable_List has "

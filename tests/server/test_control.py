@@ -64,6 +64,11 @@ def test_start_writes_config_and_stop_ends_daemons(home: Path) -> None:
     attrs = dict(node["attrs"])
     assert attrs["resources_available.ncpus"] == "2"
     assert attrs["resources_available.mem"] == "4194304kb"
+    # start records the interpreter it runs in for the commands, the binary itself even when
+    # python3 on PATH is a shim script (tests/cli/test_wrapper_interpreter.py)
+    recorded = (home / "interpreter").read_text()
+    with open(os.path.realpath(recorded.rstrip("\n")), "rb") as binary:
+        assert binary.read(4) == b"\x7fELF"
     pids = control._read_pids(home)
     control.stop(home)
     assert not any(control._alive(pid, home) for pid in pids.values())

@@ -44,3 +44,14 @@ def test_numbers_in_use_are_skipped_after_a_restart(tmp_path: Path) -> None:
     second = _state(path, 9)
     assert [second.next_seq() for _ in range(4)] == [4, 7, 8, 9]
     assert second.next_seq() == 1  # wrapped: 0 is held
+
+
+def test_first_number_of_a_new_install_survives_a_restart(tmp_path: Path) -> None:
+    """cluster.json's ``first_job_seq`` (fake-only; the fidelity replay numbers jobs from its
+    capture's first number, 323 in the extra set) starts a fresh server's numbering."""
+    path = tmp_path / "db.sqlite"
+    state = _state(path, 9999999)
+    state.start_numbering(323)
+    assert state.next_seq() == 323
+    again = _state(path, 9999999)
+    assert again.next_seq() == 324

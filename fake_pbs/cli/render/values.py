@@ -49,7 +49,10 @@ def ctime_text(epoch: int) -> str:
     known = _CTIMES.get(epoch)
     if known is not None:
         return known
-    tm = time.localtime(epoch)
+    try:
+        tm = time.localtime(epoch)
+    except (OverflowError, ValueError, OSError):  # beyond time_t: the number, not a traceback
+        return str(epoch)
     text = "%s %s %2d %02d:%02d:%02d %d" % (
         _DAYS[tm.tm_wday], _MONTHS[tm.tm_mon - 1], tm.tm_mday,
         tm.tm_hour, tm.tm_min, tm.tm_sec, tm.tm_year)

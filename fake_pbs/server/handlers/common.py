@@ -1,13 +1,18 @@
 """Helpers shared by the job request handlers: lookup, permission, history rules."""
 from typing import Any, Dict
 
-from fake_pbs.model import states as st
+from fake_pbs.model import job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_HISTJOBID, PBSE_IVALREQ, PBSE_PERM, PBSE_UNKJOBID,
                                    PbsError)
 from fake_pbs.server import jobids
 from fake_pbs.server.handlers.registry import Context
 
 Job = Dict[str, Any]
+
+
+def caller_level(ctx: Context) -> str:
+    """The caller's privilege level for the attribute rules of fake_pbs.model.job_attrs."""
+    return job_attrs.MANAGER if ctx.caller.manager else job_attrs.USER
 
 
 def job_id_arg(ctx: Context, request: Dict[str, Any]) -> str:

@@ -3,14 +3,15 @@
 Errors and effects follow the golden transcripts c01-c10 (qdel), k01/k02 (holds), k05 (qalter),
 k09 (qmove), k12/k13 (deleting subjobs and queued jobs).
 """
+import re
 import time
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Optional
 
-from fake_pbs.model import states as st
-from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADSTATE, PBSE_IVALREQ, PBSE_MODATRRUN,
-                                   PBSE_PERM, PBSE_UNKQUE, PbsError, detail)
-from fake_pbs.server import hookpoints, lifecycle, resourcing
-from fake_pbs.server.handlers.common import find_job, require_owner
+from fake_pbs.model import job_attrs, states as st
+from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADSTATE, PBSE_IVALREQ,
+                                   PBSE_PERM, PBSE_UNKJOBID, PBSE_UNKQUE, PbsError)
+from fake_pbs.server import execid, hookpoints, jobids, lifecycle, resourcing, valuecheck
+from fake_pbs.server.handlers.common import caller_level, find_job, require_owner
 from fake_pbs.server.handlers.registry import Context, handler
 from fake_pbs.server.logs import DEBUG2
 
@@ -21,9 +22,37 @@ EXIT_BY_SIGNAL = {False: 271, True: 265}
 
 
 # -- qdel -------------------------------------------------------------------------------------
+_SUBJOB_RANGE = re.compile(r"^(\d+)\[(\d+)-(\d+)(?::(\d+))?\](?:\.(.*))?$")
+
+
 @handler("deljob")
 def deljob(ctx: Context, request: Dict[str, Any]) -> None:
-    job = find_job(ctx, request, history=True)
+    raw = request.get("id")
+    span = _SUBJOB_RANGE.match(raw.strip()) if isinstance(raw, str) else None
+    if span is not None:
+        _delete_range(ctx, request, span)
+        return None
+    _delete(ctx, find_job(ctx, request, history=True), request)
+    return None
+
+
+def _delete_range(ctx: Context, request: Dict[str, Any], span: "re.Match[str]") -> None:
+    """``qdel N[3-4]``: each subjob of the range that is not over yet (k12e: rc 0, the
+    queued one expires, the running ones are signalled)."""
+    seq, first, last = int(span.group(1)), int(span.group(2)), int(span.group(3))
+    step = int(span.group(4) or 1)
+    server = ctx.app.server_name
+    parent = ctx.app.state.jobs.get(jobids.make(seq, server, array=True))
+    if parent is None or first > last or step < 1:
+        raise PbsError(PBSE_UNKJOBID)
+    require_owner(ctx, parent)
+    for index in range(first, last + 1, step):
+        child = ctx.app.state.jobs.get(jobids.make(seq, server, index=index))
+        if child is not None and child.get("job_state") not in st.HISTORY_STATES:
+            _delete(ctx, child, request)
+
+
+def _delete(ctx: Context, job: Job, request: Dict[str, Any]) -> None:
     if job.get("job_state") in st.HISTORY_STATES:
         if not request.get("purge"):
             raise lifecycle_finished()
@@ -58,9 +87,9 @@ def _purge(ctx: Context, job: Job) -> None:
         ctx.app.state.save_job(jobid)
 
 
-def delete_one(ctx: Context, job: Job, force: bool) -> None:
+def delete_one(ctx: Context, job: Job, force: bool, requestor: Optional[str] = None) -> None:
     app = ctx.app
-    job["_deleted_by"] = ctx.caller.name
+    job["_deleted_by"] = ctx.caller.name if requestor is None else requestor
     if job.get("job_state") in st.ACTIVE_STATES:
         signal = KILL_SIGNALS[force]
         try:
@@ -101,7 +130,9 @@ def delete_array(ctx: Context, parent: Job, force: bool) -> None:
                 if c.get("job_state") not in st.HISTORY_STATES]
     for child in children:
         if child.get("job_state") in st.ACTIVE_STATES:
-            delete_one(ctx, child, force)
+            # killed with the whole array: PBS names no requestor in the subjob's comment,
+            # "... and terminated by " (k12j, k12n)
+            delete_one(ctx, child, force, requestor="")
         else:
             child["Exit_status"] = "1"
             child["comment"] = "Subjob finished"
@@ -183,11 +214,6 @@ def movejob(ctx: Context, request: Dict[str, Any]) -> None:
 
 
 # -- qalter -----------------------------------------------------------------------------------
-_RUNNING_ALTERABLE = frozenset(("Job_Name", "Resource_List.walltime", "Resource_List.soft_walltime",
-                                "comment", "Hold_Types", "Mail_Points", "Mail_Users",
-                                "Account_Name", "project", "Priority"))
-
-
 def _seconds(value: str) -> int:
     total = 0
     for part in value.split(":"):
@@ -202,21 +228,30 @@ def alterjob(ctx: Context, request: Dict[str, Any]) -> None:
     raw = request.get("attrs") or {}
     if not isinstance(raw, dict):
         raise PbsError(PBSE_IVALREQ)
-    changes: Dict[str, str] = {str(k): str(v) for k, v in raw.items()}
     running = job.get("job_state") in st.ACTIVE_STATES
+    # Names, rights and the running rule come from the attribute table (model/job_attrs.py);
+    # a resource's own rule (walltime may only shrink for a user) is resourcing's.
+    changes = job_attrs.check_alter({str(k): str(v) for k, v in raw.items()},
+                                    caller_level(ctx), running)
+    valuecheck.check(changes)
     custom = ctx.app.state.objects.get("resource", {})
     for name, value in changes.items():
         if name.startswith("Resource_List."):
             resource = name.split(".", 1)[1]
             changes[name] = value = resourcing.verify(resource, value, custom)
-        if running and name not in _RUNNING_ALTERABLE:
-            raise PbsError(PBSE_MODATRRUN, detail(PBSE_MODATRRUN, name))
         if running and name == "Resource_List.walltime" and not ctx.caller.manager:
             old = job.get(name)
             if old is None or _seconds(value) > _seconds(old):
                 if old is not None:
                     raise PbsError(PBSE_PERM)
+    identity: Dict[str, Any] = {}
+    if "User_List" in changes or "group_list" in changes:
+        identity = dict(job, **changes)
+        execid.apply(identity, str(job.get("_user", "")), ctx.app.host)
     hookpoints.current().modifyjob(ctx.app, job, changes)
+    for key in ("_gid", "_group"):
+        if key in identity:
+            job[key] = identity[key]
     _apply_changes(ctx, job, changes)
     return None
 

@@ -73,7 +73,9 @@ def _commit(app: Any, view: Managed, outcome: Outcome) -> None:
 def serve(ctx: Context, request: Dict[str, Any]) -> Any:
     app = ctx.app
     view = _managed_view(app)
-    caller = Caller(ctx.caller.user, ctx.caller.host, ctx.caller.manager)
+    operator = bool(getattr(ctx.caller, "operator", False))
+    caller = Caller(ctx.caller.user, ctx.caller.host, ctx.caller.manager and not operator,
+                    operator)
     op = str(request.get("op"))
     outcome = handle(view, caller, op, request)
     _commit(app, view, outcome)

@@ -17,9 +17,12 @@ class Caller:
     """Who sent a request: from SO_PEERCRED; ``host`` is the server host (local sockets)."""
 
     def __init__(self, uid: int, gid: int, pid: int, user: str, host: str,
-                 manager: bool) -> None:
+                 manager: bool, operator: bool = False) -> None:
         self.uid, self.gid, self.pid = uid, gid, pid
-        self.user, self.host, self.manager = user, host, manager
+        # ``manager``: PBS's manager or operator privilege over jobs (any job, qrun, holds);
+        # ``operator``: that privilege comes from the operators list only (qmgr is limited).
+        self.user, self.host, self.manager = user, host, manager or operator
+        self.operator = operator and not manager
 
     @property
     def name(self) -> str:

@@ -8,18 +8,22 @@ dependencies (H/22), ``-a`` (W/30) and arrays (parent ``N[]``, state Q; subjobs 
 import grp
 import os
 import re
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Optional
 
-from fake_pbs.model import states as st
-from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADUSER, PBSE_IVALREQ, PBSE_QUENODFLT,
-                                   PBSE_QUNOENB, PBSE_UNKQUE, PbsError)
-from fake_pbs.server import depend, hookpoints, jobids, lifecycle, resourcing
-from fake_pbs.server.handlers.common import is_true
+from fake_pbs import crashpoints
+from fake_pbs.model import job_attrs, states as st
+from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADUSER, PBSE_IVALREQ, PBSE_MaxArraySize,
+                                   PBSE_QUENODFLT, PBSE_QUNOENB, PBSE_UNKJOBID, PBSE_UNKQUE,
+                                   PbsError)
+from fake_pbs.server import (depend, execid, hookpoints, jobids, lifecycle, resourcing,
+                             valuecheck)
+from fake_pbs.server.handlers.common import caller_level, is_true
 from fake_pbs.server.handlers.registry import Context, handler
 
 Job = Dict[str, Any]
 
 BOOLEAN_ATTRS = frozenset(("Rerunable", "interactive", "block", "array", "no_stdio_sockets"))
+DEFAULT_MAX_ARRAY_SIZE = 10000
 _ARRAY_RANGE = re.compile(r"^(\d+)(?:-(\d+)(?::(\d+))?)?(?:%(\d+))?$")
 
 
@@ -77,7 +81,7 @@ def qualify_path(value: str, host: str, cwd: str) -> str:
     return "%s:%s" % (host, path)
 
 
-def parse_array(value: str) -> List[int]:
+def parse_array(value: str) -> range:
     match = _ARRAY_RANGE.match(value.strip())
     if match is None:
         raise PbsError(PBSE_BADATVAL)
@@ -86,12 +90,22 @@ def parse_array(value: str) -> List[int]:
     step = int(match.group(3)) if match.group(3) else 1
     if last <= first or step < 1:
         raise PbsError(PBSE_BADATVAL)
-    return list(range(first, last + 1, step))
+    return range(first, last + 1, step)  # lazy: its size is checked before any subjob
+
+
+def check_array_size(server: Dict[str, str], queue: Dict[str, str], count: int) -> None:
+    """PBS's array limits: the server's ``max_array_size`` (10000 when unset) and the queue's
+    when set (array_func.c, svr_chkque); PBSE_MaxArraySize, whose number qsub exits with (3)."""
+    for limit in (server.get("max_array_size") or str(DEFAULT_MAX_ARRAY_SIZE),
+                  queue.get("max_array_size")):
+        if limit is not None and count > int(limit):
+            raise PbsError(PBSE_MaxArraySize)
 
 
 @handler("queuejob")
 def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     app = ctx.app
+    crashpoints.reach(app.home, "server", "submit-received")
     attrs_in = request.get("attrs") or {}
     if not isinstance(attrs_in, dict):
         raise PbsError(PBSE_IVALREQ)
@@ -99,17 +113,22 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     # PBS numbers the job before checking it: a rejected submission still spends its number.
     seq = app.state.next_seq()
     check_root(ctx)
+    valuecheck.check(attrs)
     host = str(request.get("host") or app.host)
     cwd = str(request.get("cwd") or "/")
-    queue = resolve_queue(ctx, attrs.pop("queue", None) or attrs.pop("destination", None))
+    destination = attrs.pop("queue", None)
+    destination = attrs.pop("destination", None) or destination
+    attrs = job_attrs.check_submit(attrs, caller_level(ctx))
+    queue = resolve_queue(ctx, destination)
     resources = split_resources(ctx, attrs)
     for key, value in app.state.queues[queue].items():
         if key.startswith("resources_default."):
             resources.setdefault(key.split(".", 1)[1], value)
     resources = resourcing.derive(resources, app.state.objects.get("resource"))
-    indices: List[int] = []
+    indices = range(0)
     if "array_indices_submitted" in attrs:
         indices = parse_array(attrs["array_indices_submitted"])
+        check_array_size(app.state.server, app.state.queues[queue], len(indices))
     now = app.now()
     is_array = bool(indices)
     jobid = jobids.make(seq, app.server_name, array=is_array)
@@ -117,6 +136,8 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     job: Job = {"_id": jobid, "_seq": seq, "_uid": ctx.caller.uid, "_gid": ctx.caller.gid,
                 "_user": ctx.caller.user, "_group": _group_name(ctx.caller.gid),
                 "_script": str(request.get("script") or "")}
+    if request.get("token"):
+        job["_submit_token"] = str(request["token"])  # for ``submitted`` (below)
     for key, value in attrs.items():
         job[key] = pbs_bool(value) if key in BOOLEAN_ATTRS else value
     job["Job_Name"] = name
@@ -141,6 +162,7 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
         job["array_indices_submitted"] = attrs["array_indices_submitted"].split("%")[0]
         if "%" in attrs["array_indices_submitted"]:
             job["max_run_subjobs"] = attrs["array_indices_submitted"].split("%")[1]
+    execid.apply(job, ctx.caller.user, app.host)
     set_initial_state(app.now(), job)
     deps = depend.parse(job.get("depend", ""), app.server_name) if job.get("depend") else []
     hookpoints.current().queuejob(app, job)
@@ -159,7 +181,25 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     app.acct.record("Q", jobid, "%s %s " % (lifecycle.acct_base(job),
                                             lifecycle.resource_list_fields(job)))
     app.trigger_schedule()
+    crashpoints.reach(app.home, "server", "submit-saved")
     return {"jobid": jobid}
+
+
+@handler("submitted")
+def submitted(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
+    """Fake-only: the id of the caller's job stored under ``token`` (Unknown Job Id if none).
+
+    A qsub whose connection broke before the reply asks this once the server answers again:
+    PBS's qsub has the id from the queue-job reply that precedes the commit and prints it,
+    exit 0, when only the commit's reply is lost (docs/reliability.md, "qsub and a lost
+    reply"); the fake's single request needs the lookup to know whether the job was stored.
+    """
+    token = str(request.get("token") or "")
+    for job in ctx.app.state.iter_jobs():
+        if (token and job.get("_submit_token") == token and not job.get("array_id")
+                and int(job.get("_uid", -1)) == ctx.caller.uid):
+            return {"jobid": str(job["_id"])}
+    raise PbsError(PBSE_UNKJOBID)
 
 
 def set_initial_state(now: int, job: Job) -> None:
@@ -176,9 +216,7 @@ def set_initial_state(now: int, job: Job) -> None:
 
 def create_subjob(app: Any, parent: Job, seq: int, index: int) -> None:
     subid = jobids.make(seq, app.server_name, index=index)
-    child: Job = {k: v for k, v in parent.items()
-                  if k not in ("array", "array_indices_submitted", "array_indices_remaining",
-                               "max_run_subjobs", "depend")}
+    child: Job = {k: v for k, v in parent.items() if job_attrs.subjob_copies(k)}
     child["_id"] = subid
     child["array_id"] = parent["_id"]
     child["array_index"] = str(index)

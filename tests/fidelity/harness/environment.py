@@ -20,6 +20,7 @@ Without root, every command runs as the invoking user (standing for ``pbsuser``)
 of other users are skipped.
 """
 import atexit
+import json
 import os
 import pwd
 import random
@@ -36,6 +37,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 from .cases import DATA_DIR, set_dir
+from .homelock import HomeLock
 
 REPO = Path(__file__).resolve().parents[3]
 FAKE_BIN = REPO / "fake_pbs" / "bin"
@@ -48,6 +50,8 @@ GOLDEN_PATH_TAIL = ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bi
 GOLDEN_SPOOL = "/var/spool/pbs"
 GOLDEN_HOOKS = "/srv/hooks"
 COMMAND_TIMEOUT = 120.0
+# The first job number of each capture (fidelity README; jobids.py).
+FIRST_JOB_SEQ = {"release": 0, "extra": 323}
 
 
 @dataclass
@@ -115,6 +119,7 @@ class FidelityEnv:
         self.sbin_shim = _unique_path("/tmp/fps", len("/opt/pbs/sbin"))
         self.accounts = self._accounts()
         self.started = False
+        self.locked = False
         atexit.register(self.stop)  # even when the test session dies before its finalizers
 
     # ---- users -------------------------------------------------------------------------------
@@ -149,6 +154,10 @@ class FidelityEnv:
             for path in source.iterdir():
                 if path.is_file():
                     shutil.copy(path, self.hooks / path.name)
+        user = self.accounts.get("pbsuser")
+        if self.is_root and self.users_problem is None and user is not None:
+            HomeLock.acquire(user.home, user.uid, user.gid)  # the homes are shared: homelock.py
+            self.locked = True
         for account in self.accounts.values():
             if account.golden != "root":
                 self._prepare_home(account)
@@ -187,6 +196,11 @@ class FidelityEnv:
     def start(self) -> None:
         root = self.accounts.get("root") or self.accounts["pbsuser"]
         self.started = True  # from here on, stop() must clean up even if start fails half-way
+        # Number jobs from the capture's first number, so that job ids have the capture's width
+        # and fixed-width columns (qstat's default table) line up as they did.
+        self.home.mkdir(mode=0o755, exist_ok=True)
+        (self.home / "cluster.json").write_text(
+            json.dumps({"first_job_seq": FIRST_JOB_SEQ.get(self.set_name, 0)}))
         done = subprocess.run(
             [sys.executable, str(FAKE_BIN / "fake-pbs"), "start", "--server-name",
              self.server_name, "--host", CAPTURE_HOST, "--pace", "pbs"],
@@ -219,6 +233,9 @@ class FidelityEnv:
                 shutil.rmtree(shim, ignore_errors=True)
         if self.workdir.exists():
             shutil.rmtree(self.workdir, ignore_errors=True)
+        if self.locked:
+            self.locked = False
+            HomeLock.release()
 
     # ---- commands ----------------------------------------------------------------------------
 

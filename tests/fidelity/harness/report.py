@@ -25,15 +25,33 @@ def tally(outcomes: Iterable[Outcome], known: Mapping[str, str],
 
 
 def format_table(table: Mapping[str, Mapping[str, int]]) -> List[str]:
-    """Aligned rows (matched/total per prefix), with a total line."""
+    """Aligned rows (matched/total per prefix), a total line per set and one for all."""
     lines = [_row(COLUMNS[0], COLUMNS[1:])]
     totals = {name: 0 for name in COLUMNS[1:]}
+    sets: Dict[str, Dict[str, int]] = {}
     for key in sorted(table):
         row = table[key]
         lines.append(_row(key, [str(row[name]) for name in COLUMNS[1:]]))
+        per_set = sets.setdefault(key.split("/")[0], {name: 0 for name in COLUMNS[1:]})
         for name in totals:
             totals[name] += row[name]
+            per_set[name] += row[name]
+    for set_name in sorted(sets):
+        lines.append(_row(set_name, [str(sets[set_name][name]) for name in COLUMNS[1:]]))
     lines.append(_row("all", [str(totals[name]) for name in COLUMNS[1:]]))
+    return lines + ["", *figures(sets)]
+
+
+def figures(sets: Mapping[str, Mapping[str, int]]) -> List[str]:
+    """One line per set: matched (and matched or listed as intended) out of the replayed."""
+    lines = []
+    for set_name in sorted(sets):
+        row = sets[set_name]
+        replayed = row["total"] - row["skip"]
+        share = 100.0 * row["match"] / replayed if replayed else 0.0
+        listed = 100.0 * (row["match"] + row["known"]) / replayed if replayed else 0.0
+        lines.append("%s: %d/%d match (%.1f%%), %.1f%% with intended differences" % (
+            set_name, row["match"], replayed, share, listed))
     return lines
 
 

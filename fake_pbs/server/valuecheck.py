@@ -1,0 +1,31 @@
+"""Value checks the server makes on client-supplied job attributes so that no value can break
+what every user's ``qstat`` renders (issue 10), as PBS's server-side ECL checks do.
+
+- ``Execution_Time`` (qsub/qalter ``-a``; the one time a client sets) is a long in PBS: a
+  non-number is ``Illegal attribute or resource value`` (PBSE_BADATVAL, 15014).  The fake also
+  refuses times ``ctime`` cannot show (past the year 9999), which made ``qstat -f`` raise.
+- ``Job_Name`` passes ECL's check_job_name at queuejob and modifyjob (verify_value_jobname:
+  a digit may come first there): control characters and the like are 15014, a name over 230
+  characters is 15173.
+"""
+import re
+from typing import Mapping
+
+from fake_pbs.model import ecl
+from fake_pbs.model.errors import PBSE_BADATVAL, PbsError
+
+_LONG = re.compile(r"^[+-]?\d{1,19}$")
+# 31 Dec 9999 23:59:59 UTC: the last second ctime-style dates show with a four-digit year.
+LATEST = 253402300799
+EARLIEST = -(2 ** 31)
+
+
+def check(attrs: Mapping[str, str]) -> None:
+    when = attrs.get("Execution_Time")
+    if when is not None:
+        text = str(when).strip()
+        if not _LONG.match(text) or not EARLIEST <= int(text) <= LATEST:
+            raise PbsError(PBSE_BADATVAL)
+    name = attrs.get("Job_Name")
+    if name is not None:
+        ecl.check_job_name(str(name), digit_first=True)
