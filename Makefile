@@ -18,7 +18,7 @@ lint:
 	$(VENV)/bin/flake8 --max-line-length 100 psijpbs fake_pbs tests bench examples tools
 
 typecheck:
-	$(VENV)/bin/mypy --strict psijpbs fake_pbs
+	$(VENV)/bin/mypy --strict psijpbs fake_pbs tests
 
 fidelity:
 	$(PY) tools/fidelity_report.py

@@ -77,11 +77,6 @@ def _path(text: str) -> Path:
     return Path(text)
 
 
-def default_home() -> Path:
-    """The per-user default cluster directory."""
-    return _path(leanos.join(leanos.expanduser("~"), ".fake_pbs"))
-
-
 def cluster_home(explicit: Optional[str] = None) -> Path:
     """Resolve the cluster directory: ``explicit``, else ``$FAKE_PBS_HOME``, else the default."""
     return _path(cluster_home_path(explicit))

@@ -7,9 +7,11 @@ conftest, or import the fixtures into a conftest)::
         job = fake_pbs.qsub("echo hi")
         assert fake_pbs.wait(job)["job_state"] == "F"
 
-Fixtures: ``fake_cluster`` (session: a tmp ``FAKE_PBS_HOME``, started once, always stopped at
-the end), ``fake_pbs`` (per test: the same cluster after ``reset()``, with PATH and
-FAKE_PBS_HOME set in ``os.environ``).  Options (all prefixed ``--fake-pbs-``):
+Fixtures: ``fake_cluster`` (session: a tmp ``FAKE_PBS_HOME``, started once, always stopped at the
+end), ``fake_pbs`` (per test: the same cluster after ``reset()``, with PATH and FAKE_PBS_HOME set
+in ``os.environ``, its ``log_lines()`` starting at the test). :class:`FakeCluster` is also the
+harness the project's own suites build their clusters on (other host layouts, crash controls): one
+set of commands, waits and log readers. Options (all prefixed ``--fake-pbs-``):
 ``--fake-pbs-host NAME[:ncpus=N][:mem=SIZE][:ngpus=G]`` (repeatable),
 ``--fake-pbs-server-name NAME``, ``--fake-pbs-keep`` (leave the cluster running for debugging).
 """
@@ -19,7 +21,7 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
 
 import pytest
 
@@ -27,6 +29,21 @@ from fake_pbs import control, paths, protocol
 from fake_pbs.model.errors import PbsError
 
 _WAIT_POLL = 0.1
+# Where each daemon logs, below the cluster home (``mom`` is every host's mom).
+_LOGS = {"server": "server_logs/*", "sched": "sched_logs/*", "mom": "mom_logs/*/*"}
+
+
+def wait_for(check: Callable[[], bool], timeout: float, why: Union[str, Callable[[], str]],
+             poll: float = _WAIT_POLL) -> None:
+    """Poll ``check`` until it holds; after ``timeout`` seconds fail saying ``why`` (what was
+    awaited, or a function composing the message from what was last seen)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(poll)
+    if not check():
+        raise AssertionError(why() if callable(why) else "%s: not within %.0f s" % (why, timeout))
 
 
 class FakeCluster:
@@ -42,6 +59,7 @@ class FakeCluster:
         self.env["FAKE_PBS_HOME"] = str(home)
         self.env["PATH"] = str(paths.bin_dir()) + os.pathsep + self.env.get("PATH", "")
         self.env["FAKE_PBS_AUTOSTART"] = "0"
+        self.marks: Dict[Path, int] = {}
 
     # -- life -------------------------------------------------------------------------------
     def start(self) -> None:
@@ -82,25 +100,96 @@ class FakeCluster:
                                     done.stderr))
         return done.stdout.strip().split()[-1]
 
+    def sh(self, *argv: str, cwd: Optional[str] = None) -> str:
+        """Run a command that must succeed; its stdout."""
+        done = self.run(list(argv), cwd=cwd)
+        if done.returncode != 0:
+            raise AssertionError("%s exited %d\nstdout: %s\nstderr: %s" % (
+                " ".join(argv), done.returncode, done.stdout, done.stderr))
+        return done.stdout
+
+    def qmgr(self, directive: str) -> str:
+        """``qmgr -c DIRECTIVE``, which must succeed."""
+        return self.sh("qmgr", "-c", directive)
+
+    def hook(self, name: str, events: str, body: str, **attrs: str) -> None:
+        """Create site hook ``name`` for ``events`` (comma separated) running the Python
+        ``body`` after ``e = pbs.event()``: the requests ``qmgr -c 'create hook ...'``,
+        ``set hook`` and ``import hook`` send (sent directly: quicker than qmgr)."""
+        settings = [["event", "=", events]] + [[k, "=", v] for k, v in attrs.items()]
+        self.call("manager", command="create", objtype="hook", name=name, attrs=settings)
+        self.call("hookio", command="import", name=name, content_type="application/x-python",
+                  encoding="default", content="import pbs\ne = pbs.event()\n" + body)
+
     def job(self, jobid: str) -> Dict[str, str]:
         """The job's attributes (history included) as a dict."""
         records = self.call("statjob", id=jobid, extend="x")
         return {name: value for name, value in records[0]["attrs"]}
 
-    def wait(self, jobid: str, states: str = "F", timeout: float = 30.0) -> Dict[str, str]:
-        """Poll until the job's state is one of ``states``; returns its attributes."""
-        deadline = time.monotonic() + timeout
+    def wait(self, jobid: str, states: str = "F", timeout: float = 30.0, run_count: int = 0,
+             started: bool = False) -> Dict[str, str]:
+        """Poll until the job's state is one of ``states`` (after at least ``run_count`` runs;
+        with ``started``, R counts only once the mom reported the job shell started, i.e.
+        ``session_id`` is set); returns its attributes."""
         attrs: Dict[str, str] = {}
-        while time.monotonic() < deadline:
+
+        def reached() -> bool:
+            nonlocal attrs
             try:
                 attrs = self.job(jobid)
-            except PbsError:
+            except (PbsError, OSError):  # OSError: a test may have killed the server
                 attrs = {}
-            if attrs.get("job_state", "") in states and attrs.get("job_state"):
-                return attrs
-            time.sleep(_WAIT_POLL)
-        raise AssertionError("job %s did not reach state %s within %.0fs; last seen: %r"
-                             % (jobid, states, timeout, attrs))
+            state = attrs.get("job_state", "")
+            return (bool(state) and state in states
+                    and int(attrs.get("run_count", "0")) >= run_count
+                    and (state != "R" or not started or "session_id" in attrs))
+        wait_for(reached, timeout, lambda: "job %s did not reach state %s within %.0fs; last "
+                 "seen: %r" % (jobid, states, timeout, attrs))
+        return attrs
+
+    # -- logs -------------------------------------------------------------------------------
+    def _log_files(self, daemon: str) -> List[Path]:
+        """``server``, ``sched``, ``mom`` (every host) or ``mom:<host>``."""
+        if daemon.startswith("mom:"):
+            pattern = "mom_logs/%s/*" % daemon.split(":", 1)[1]
+        else:
+            pattern = _LOGS[daemon]
+        return [log for log in sorted(self.home.glob(pattern)) if log.is_file()]
+
+    def mark_logs(self) -> None:
+        """From now on :meth:`log_lines` reads only what the daemons write after this call."""
+        self.marks = {log: log.stat().st_size for daemon in _LOGS
+                      for log in self._log_files(daemon)}
+
+    def log_lines(self, daemon: str) -> List[str]:
+        """The lines ``daemon`` logged since :meth:`mark_logs`, in order."""
+        lines: List[str] = []
+        for log in self._log_files(daemon):
+            with open(str(log), "rb") as stream:
+                stream.seek(self.marks.get(log, 0))
+                lines += stream.read().decode("utf-8", "replace").splitlines()
+        return lines
+
+    def messages(self, daemon: str, needle: str = "") -> List[str]:
+        """The message field (after the 5th ``;``) of the log lines containing ``needle``."""
+        return [line.split(";", 5)[-1] for line in self.log_lines(daemon) if needle in line]
+
+    def wait_log(self, daemon: str, needle: str, count: int = 1,
+                 timeout: float = 30.0) -> List[str]:
+        """Poll until ``needle`` appears ``count`` times in ``daemon``'s log; those lines."""
+        found: List[str] = []
+
+        def seen() -> bool:
+            nonlocal found
+            found = [line for line in self.log_lines(daemon) if needle in line]
+            return len(found) >= count
+
+        def why() -> str:
+            return "%r did not appear %d time(s) in the %s log within %.0f s; log since the " \
+                "mark:\n%s" % (needle, count, daemon, timeout,
+                               "\n".join(self.log_lines(daemon)[-60:]))
+        wait_for(seen, timeout, why)
+        return found
 
 
 def pytest_addoption(parser: Any) -> None:
@@ -137,6 +226,7 @@ def fake_cluster(request: Any, tmp_path_factory: Any) -> Iterator[FakeCluster]:
 @pytest.fixture
 def fake_pbs(fake_cluster: FakeCluster, monkeypatch: Any) -> Iterator[FakeCluster]:
     fake_cluster.reset()
+    fake_cluster.mark_logs()  # log_lines() reads this test's lines only
     monkeypatch.setenv("FAKE_PBS_HOME", str(fake_cluster.home))
     monkeypatch.setenv("PATH", fake_cluster.env["PATH"])
     monkeypatch.setenv("FAKE_PBS_AUTOSTART", "0")

@@ -16,6 +16,10 @@ from typing import List, Optional
 
 import pytest
 
+# The fake cluster's fixtures, as users are told to get them: one cluster for the whole run
+# (``fake_cluster``), reset for each test that takes ``fake_pbs``.
+pytest_plugins = ["fake_pbs.testing"]
+
 
 class ExecutorTestParams:
     """One ``--executors`` entry: executor name, optional launcher and URL."""

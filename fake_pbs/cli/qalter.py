@@ -10,8 +10,8 @@ import sys
 import time
 
 from fake_pbs import leanos
-from fake_pbs.cli import common, qsub_jobctl, qsub_verify
-from fake_pbs.cli.qsub_getopt import OptionError, getopt
+from fake_pbs.cli import common, jobctl, qsub_verify
+from fake_pbs.cli.posix_getopt import OptionError, strict
 from fake_pbs.cli.qsub_options import parse_equal_list, parse_resource_list
 from fake_pbs.model import ecl
 from fake_pbs.model.errors import PBSE_NOATTR, PbsError
@@ -35,7 +35,7 @@ SIMPLE = {"A": "Account_Name", "P": "project", "c": "Checkpoint", "e": "Error_Pa
 
 def _options(argv: List[str], attrs: Dict[str, str], reslist: Dict[str, str]) -> List[str]:
     """Fill ``attrs``/``reslist`` from the options; return the operands (job ids)."""
-    opts, ids = getopt(argv, SPEC, "qalter", permute=True)
+    opts, ids = strict(argv, SPEC, "qalter", permute=True)
     errors: List[str] = []
     for letter, value in opts:
         if letter == "a":
@@ -67,14 +67,14 @@ def _options(argv: List[str], attrs: Dict[str, str], reslist: Dict[str, str]) ->
 
 
 def body(argv: List[str]) -> int:
-    if qsub_jobctl.wants_version(argv):
+    if jobctl.wants_version(argv):
         return 0
     attrs: Dict[str, str] = {}
     reslist: Dict[str, str] = {}
     try:
         ids = _options(argv, attrs, reslist)
     except OptionError as err:
-        return qsub_jobctl.usage(USAGE, messages=[err.message] if err.message else [])
+        return jobctl.usage(USAGE, messages=[err.message] if err.message else [])
     try:
         qsub_verify.verify(attrs, reslist, qsub_verify.submit_host(), leanos.getcwd(), "qalter")
     except qsub_verify.VerifyError as err:
@@ -82,18 +82,18 @@ def body(argv: List[str]) -> int:
             # PBS's prt_job_err without server text: the number, once per job
             for jobid in ids:
                 sys.stderr.write("qalter: Server returned error %d for job %s\n" % (
-                    PBSE_NOATTR, qsub_jobctl.qualify(jobid)))
+                    PBSE_NOATTR, jobctl.qualify(jobid)))
             return err.code
         if err.resource:
-            sys.stderr.write("%s %s\n" % (err.message, qsub_jobctl.qualify(ids[0])))
+            sys.stderr.write("%s %s\n" % (err.message, jobctl.qualify(ids[0])))
         elif err.usage:
-            return qsub_jobctl.usage(USAGE, err.code, [err.message])
+            return jobctl.usage(USAGE, err.code, [err.message])
         else:
             sys.stderr.write(err.message + "\n")
         return err.code
     for res, value in reslist.items():
         attrs["Resource_List." + res] = value
-    return qsub_jobctl.each_job("qalter", ids, lambda jobid: common.request(
+    return jobctl.each_job("qalter", ids, lambda jobid: common.request(
         "alterjob", id=jobid, attrs=attrs))
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import sys
 
-from fake_pbs.cli import common, qsub_jobctl
-from fake_pbs.cli.qsub_getopt import OptionError, getopt
+from fake_pbs.cli import common, jobctl
+from fake_pbs.cli.posix_getopt import OptionError, strict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,12 +20,12 @@ USAGE = ("usage:\n"
 
 
 def body(argv: List[str]) -> int:
-    if qsub_jobctl.wants_version(argv):
+    if jobctl.wants_version(argv):
         return 0
     try:
-        opts, ids = getopt(argv, "W:x", "qdel", permute=True)
+        opts, ids = strict(argv, "W:x", "qdel", permute=True)
     except OptionError as err:
-        return qsub_jobctl.usage(USAGE, messages=[err.message])
+        return jobctl.usage(USAGE, messages=[err.message])
     force = purge = False
     suppress = None
     errors: List[str] = []
@@ -40,8 +40,8 @@ def body(argv: List[str]) -> int:
             errors.append("qdel: illegal -W value")
     if errors or not ids:
         sys.stderr.write("".join(m + "\n" for m in errors))
-        return qsub_jobctl.usage(USAGE)
-    return qsub_jobctl.each_job(
+        return jobctl.usage(USAGE)
+    return jobctl.each_job(
         "qdel", ids, lambda jobid: common.request(
             "deljob", id=jobid, force=force, purge=purge, suppress_mail=suppress),
         qualify_ids=False)

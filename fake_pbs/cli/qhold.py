@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 
-from fake_pbs.cli import common, qsub_holds
+from fake_pbs.cli import common, hold_list
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -10,7 +10,7 @@ if TYPE_CHECKING:
 
 
 def body(argv: List[str]) -> int:
-    return qsub_holds.run("qhold", "holdjob", argv)
+    return hold_list.run("qhold", "holdjob", argv)
 
 
 def main() -> None:

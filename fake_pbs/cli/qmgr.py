@@ -1,19 +1,20 @@
 """qmgr: ``qmgr [-a] [-c command] [-e] [-n] [-z] [server...]``; requests from ``-c`` or stdin.
 
 Each request line is parsed by :mod:`fake_pbs.model.qmgr_grammar`, sent as ``manager`` /
-``hookio`` / ``stat*`` requests and rendered by :mod:`fake_pbs.model.qmgr_render`.  Errors keep
+``hookio`` / ``stat*`` requests and rendered by :mod:`fake_pbs.cli.render.qmgr`.  Errors keep
 PBS's shape: ``qmgr obj=<name> svr=default: <text>`` then ``qmgr: Error (<code>) returned from
 server`` (or ``qmgr: hook error returned from server``), exit ``code % 256`` (cases d02-d10).
 """
 from __future__ import annotations
 
-import getopt
 import os
 import sys
 
 from fake_pbs.cli import common
-from fake_pbs.model import qmgr_attrs, qmgr_render
-from fake_pbs.model.errors import PBSE_HOOKERROR, PbsError
+from fake_pbs.cli.posix_getopt import OptionError, strict
+from fake_pbs.cli.render import qmgr as qmgr_render
+from fake_pbs.model import qmgr_attrs
+from fake_pbs.model.errors import PBSE_HOOKERROR, RETURNED_FROM_SERVER, PbsError, message_for
 from fake_pbs.model.qmgr_grammar import Directive, QmgrSyntaxError, parse
 
 TYPE_CHECKING = False
@@ -46,8 +47,8 @@ class Session:
             self.err.write(text)
 
     def server_error(self, name: str, exc: PbsError, status: Optional[int] = None) -> int:
-        tail = ("qmgr: hook error returned from server\n" if exc.code == PBSE_HOOKERROR
-                else "qmgr: Error (%d) returned from server\n" % exc.code)
+        what = message_for(exc.code) if exc.code == PBSE_HOOKERROR else "Error (%d)" % exc.code
+        tail = "qmgr: %s%s\n" % (what, RETURNED_FROM_SERVER)
         self.error("qmgr obj=%s svr=default: %s\n%s" % (name, exc.text, tail))
         return exc.exit_code if status is None else status
 
@@ -229,11 +230,11 @@ def run(argv: List[str], stdin: TextIO, out: TextIO, err: TextIO) -> int:
         out.write(VERSION)
         return 0
     try:
-        opts, _servers = getopt.getopt(argv, "ac:enz")
-    except getopt.GetoptError:
+        opts, _servers = strict(argv, "ac:enz", "qmgr")
+    except OptionError:
         err.write(USAGE)
         return 1
-    flags = {flag: value for flag, value in opts}
+    flags = {"-" + letter: value for letter, value in opts}
     session = Session(out, err, stdin, quiet="-z" in flags, echo="-e" in flags,
                       dry_run="-n" in flags)
     if "-c" in flags:

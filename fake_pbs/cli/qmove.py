@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import sys
 
-from fake_pbs.cli import common, qsub_jobctl
-from fake_pbs.cli.qsub_getopt import OptionError, getopt
+from fake_pbs.cli import common, jobctl
+from fake_pbs.cli.posix_getopt import OptionError, strict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -14,20 +14,20 @@ USAGE = "usage: qmove destination job_identifier...\n       qmove --version\n"
 
 
 def body(argv: List[str]) -> int:
-    if qsub_jobctl.wants_version(argv):
+    if jobctl.wants_version(argv):
         return 0
     try:
-        _, operands = getopt(argv, "", "qmove", permute=True)
+        _, operands = strict(argv, "", "qmove", permute=True)
     except OptionError as err:
-        return qsub_jobctl.usage(USAGE, messages=[err.message])
+        return jobctl.usage(USAGE, messages=[err.message])
     if len(operands) < 2:
-        return qsub_jobctl.usage(USAGE)
+        return jobctl.usage(USAGE)
     dest, ids = operands[0], operands[1:]
     _, at, server = dest.partition("@")
     if (at and not server) or "@" in server:
         sys.stderr.write("qmove: illegally formed destination: %s\n" % dest)
         return 2
-    return qsub_jobctl.each_job("qmove", ids, lambda jobid: common.request(
+    return jobctl.each_job("qmove", ids, lambda jobid: common.request(
         "movejob", id=jobid, dest=dest))
 
 

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 
-from fake_pbs.cli import common, qsub_jobctl
-from fake_pbs.cli.qsub_getopt import OptionError, getopt
+from fake_pbs.cli import common, jobctl
+from fake_pbs.cli.posix_getopt import OptionError, strict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -13,16 +13,16 @@ USAGE = "usage: qrerun [-W force] job_identifier...\n       qrerun --version\n"
 
 
 def body(argv: List[str]) -> int:
-    if qsub_jobctl.wants_version(argv):
+    if jobctl.wants_version(argv):
         return 0
     try:
-        opts, ids = getopt(argv, "W:", "qrerun", permute=True)
+        opts, ids = strict(argv, "W:", "qrerun", permute=True)
     except OptionError as err:
-        return qsub_jobctl.usage(USAGE, messages=[err.message])
+        return jobctl.usage(USAGE, messages=[err.message])
     if any(value != "force" for _, value in opts) or not ids:
-        return qsub_jobctl.usage(USAGE)
+        return jobctl.usage(USAGE)
     force = bool(opts)
-    return qsub_jobctl.each_job("qrerun", ids, lambda jobid: common.request(
+    return jobctl.each_job("qrerun", ids, lambda jobid: common.request(
         "rerunjob", id=jobid, force=force))
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import sys
 
-from fake_pbs.cli import common, qsub_jobctl
-from fake_pbs.cli.qsub_getopt import OptionError, getopt
+from fake_pbs.cli import common, jobctl
+from fake_pbs.cli.posix_getopt import OptionError, strict
 from fake_pbs.model.errors import PBSE_UNKNODE, PbsError
 
 TYPE_CHECKING = False
@@ -20,12 +20,12 @@ USAGE = ("Usage: qrun [-a] [-H vnode_specification ] job_identifier_list\n"
 
 
 def body(argv: List[str]) -> int:
-    if qsub_jobctl.wants_version(argv):
+    if jobctl.wants_version(argv):
         return 0
     try:
-        opts, ids = getopt(argv, "H:a", "qrun", permute=True)
+        opts, ids = strict(argv, "H:a", "qrun", permute=True)
     except OptionError as err:
-        return qsub_jobctl.usage(USAGE, 1, [err.message])
+        return jobctl.usage(USAGE, 1, [err.message])
     vnodes: Optional[str] = None
     errors = 0
     for letter, value in opts:
@@ -35,21 +35,21 @@ def body(argv: List[str]) -> int:
                 errors += 1
             vnodes = value
     if errors or not ids:
-        return qsub_jobctl.usage(USAGE, 1)
+        return jobctl.usage(USAGE, 1)
     status = 0
     for raw in ids:
-        if qsub_jobctl.foreign(raw):
-            qsub_jobctl.illegal_id("qrun", raw)
+        if jobctl.foreign(raw):
+            jobctl.illegal_id("qrun", raw)
             status = 1
             continue
-        jobid = qsub_jobctl.qualify(raw)
+        jobid = jobctl.qualify(raw)
         try:
             common.request("runjob", id=jobid, vnodes=vnodes)
         except PbsError as err:
             if err.code == PBSE_UNKNODE:
                 sys.stderr.write("qrun: %s %s\n" % (err.text, vnodes))
             else:
-                sys.stderr.write(qsub_jobctl.error_line("qrun", err, jobid) + "\n")
+                sys.stderr.write(jobctl.error_line("qrun", err, jobid) + "\n")
             status = 2
     return status
 

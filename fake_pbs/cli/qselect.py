@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import sys
 
-from fake_pbs.cli import common, qsub_jobctl
-from fake_pbs.cli.qsub_getopt import OptionError, getopt
-from fake_pbs.model.errors import PBSE_UNKQUE, PbsError
+from fake_pbs.cli import common, jobctl
+from fake_pbs.cli.posix_getopt import OptionError, strict
+from fake_pbs.model.errors import PBSE_UNKQUE, UNKQUE_DESTINATION, PbsError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -85,19 +85,19 @@ def _criteria(opts: List[Tuple[str, str]]) -> Tuple[List[Criterion], str, List[s
 
 
 def body(argv: List[str]) -> int:
-    if qsub_jobctl.wants_version(argv):
+    if jobctl.wants_version(argv):
         return 0
     try:
-        opts, operands = getopt(argv, SPEC, "qselect", permute=True)
+        opts, operands = strict(argv, SPEC, "qselect", permute=True)
     except OptionError as err:
-        return qsub_jobctl.usage(USAGE, messages=[err.message])
+        return jobctl.usage(USAGE, messages=[err.message])
     criteria, extend, errors = _criteria(opts)
     if errors or operands:
-        return qsub_jobctl.usage(USAGE, messages=errors)
+        return jobctl.usage(USAGE, messages=errors)
     try:
         ids = common.request("selectjob", criteria=[list(c) for c in criteria], extend=extend)
     except PbsError as err:
-        text = "Unknown queue destination" if err.code == PBSE_UNKQUE else err.text
+        text = UNKQUE_DESTINATION if err.code == PBSE_UNKQUE else err.text
         sys.stderr.write("qselect: %s\n" % text)
         return err.exit_code
     sys.stdout.write("".join(str(jobid) + "\n" for jobid in ids))

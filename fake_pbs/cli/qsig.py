@@ -6,8 +6,8 @@ The signal travels as typed; the server resolves names (``USR1``, ``SIGUSR1``, `
 from __future__ import annotations
 
 
-from fake_pbs.cli import common, qsub_jobctl
-from fake_pbs.cli.qsub_getopt import OptionError, getopt
+from fake_pbs.cli import common, jobctl
+from fake_pbs.cli.posix_getopt import OptionError, strict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -17,18 +17,18 @@ USAGE = "usage: qsig [-s signal] job_identifier...\n       qsig --version\n"
 
 
 def body(argv: List[str]) -> int:
-    if qsub_jobctl.wants_version(argv):
+    if jobctl.wants_version(argv):
         return 0
     try:
-        opts, ids = getopt(argv, "s:", "qsig", permute=True)
+        opts, ids = strict(argv, "s:", "qsig", permute=True)
     except OptionError as err:
-        return qsub_jobctl.usage(USAGE, messages=[err.message])
+        return jobctl.usage(USAGE, messages=[err.message])
     if not ids:
-        return qsub_jobctl.usage(USAGE)
+        return jobctl.usage(USAGE)
     signal = "SIGTERM"
     for _, value in opts:
         signal = value
-    return qsub_jobctl.each_job("qsig", ids, lambda jobid: common.request(
+    return jobctl.each_job("qsig", ids, lambda jobid: common.request(
         "sigjob", id=jobid, signal=signal))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 
 from fake_pbs.cli import common
-from fake_pbs.cli.render import posix_getopt
+from fake_pbs.cli import posix_getopt
 from fake_pbs.model.errors import PbsError
 
 TYPE_CHECKING = False

@@ -12,7 +12,7 @@ import time
 
 from fake_pbs import leanos
 from fake_pbs.cli import common, qsub_env, qsub_submit, qsub_verify
-from fake_pbs.cli.qsub_getopt import OptionError, getopt
+from fake_pbs.cli.posix_getopt import OptionError, strict
 from fake_pbs.cli.qsub_options import (CMDLINE, DIRECTIVE, GETOPT_SPEC, INTERACTIVE_NO_TTY,
                                        Interactive, QsubExit, QsubState)
 from fake_pbs.model.errors import PbsError
@@ -56,7 +56,7 @@ def _xml(text: str) -> str:
 def _command_line(state: QsubState, argv: List[str]) -> Tuple[Optional[str], List[str]]:
     """Apply the command line; return (script path or None for stdin, command words)."""
     try:
-        opts, operands = getopt(argv, GETOPT_SPEC, "qsub")
+        opts, operands = strict(argv, GETOPT_SPEC, "qsub")
     except OptionError as err:
         raise _usage_exit([err.message]) from None
     errors = state.apply(opts, CMDLINE)
@@ -125,7 +125,7 @@ def _directives(state: QsubState, script: str) -> None:
             raise QsubExit("qsub: unmatched \0", 1) from None
         messages: List[str] = []
         try:
-            opts, operands = getopt(words, GETOPT_SPEC, "qsub")
+            opts, operands = strict(words, GETOPT_SPEC, "qsub")
             before = len(state.errors)
             errors = state.apply(opts, DIRECTIVE) + (len(operands) > 0)
             messages = state.errors[before:]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 
 from fake_pbs.cli import qsub_env
-from fake_pbs.cli.qsub_getopt import Options
+from fake_pbs.cli.posix_getopt import Options
 from fake_pbs.model import ecl
 from fake_pbs.model.errors import PbsError
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from fake_pbs import leanos
 from fake_pbs.model import ecl, job_attrs, resources
-from fake_pbs.model.errors import PBSE_BADATVAL, PBSE_JOBNBIG, PBSE_NOATTR, PbsError
+from fake_pbs.model.errors import PBSE_BADATVAL, PBSE_JOBNBIG, PBSE_NOATTR, PbsError, detail
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -104,5 +104,5 @@ def verify(attrs: Dict[str, str], reslist: Dict[str, str], host: str, cwd: str,
         try:
             reslist[res] = ecl.verify_resource(defn, value)
         except PbsError:
-            raise VerifyError("%s: Illegal attribute or resource value Resource_List.%s" % (
-                cmd, res), PBSE_BADATVAL % 256, False, True) from None
+            raise VerifyError("%s: %s" % (cmd, detail(PBSE_BADATVAL, "Resource_List." + res)),
+                              PBSE_BADATVAL % 256, False, True) from None

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from fake_pbs import paths
 from fake_pbs.cli import common
-from fake_pbs.cli.render import posix_getopt, tracelog
+from fake_pbs.cli import posix_getopt
+from fake_pbs.cli.render import tracelog
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

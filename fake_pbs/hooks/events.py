@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional
 
 from fake_pbs.hooks.runner import HookRun, run_hook
+from fake_pbs.model.errors import PBSE_INTERNAL, message_for
 from fake_pbs.model.hooks import Hook, ordered_hooks
 
 Log = Callable[[int, str, str, str], None]  # (event type, class, object, message)
@@ -152,7 +153,7 @@ def _log_server(log: Log, hook: Hook, event: str, run: HookRun) -> None:
             "execution.")
         for detail in ("<class 'KeyboardInterrupt'>", "<could not figure out the exception "
                        "value>"):
-            log(ERROR, "Svr", "", "PBS server internal error (15011) in Python script "
-                "received a KeyboardInterrupt, %s" % detail)
+            log(ERROR, "Svr", "", "%s (%d) in Python script received a KeyboardInterrupt, %s"
+                % (message_for(PBSE_INTERNAL), PBSE_INTERNAL, detail))
         log(DEBUG2, "Hook", hook.name, "alarm call while running %s hook '%s', request "
             "rejected" % (event, hook.name))

@@ -147,9 +147,21 @@ MESSAGES: Dict[int, str] = {
 }
 
 
+#: Texts that are not one code's message: what a command prints around a server's reply.
+UNKQUE_DESTINATION = "Unknown queue destination"  # qselect -q for an unknown queue (PBSE_UNKQUE)
+RETURNED_FROM_SERVER = " returned from server"  # qmgr: ``qmgr: hook error returned from server``
+
+
 def message_for(code: int) -> str:
     """Return PBS's text for ``code`` (``pbse_to_txt``), or a generic one."""
     return MESSAGES.get(code, "Error %d" % code)
+
+
+def detail(code: int, subject: str, sep: str = " ") -> str:
+    """``code``'s message naming what it is about, as PBS joins them: ``Unknown resource
+    Resource_List.foo`` (server), ``Unknown resource: foo`` (qsub's ``sep=": "``), ``Cannot modify
+    attribute while job running  Priority`` (the message's own trailing space kept)."""
+    return message_for(code) + sep + subject
 
 
 class PbsError(Exception):

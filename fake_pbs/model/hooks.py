@@ -6,7 +6,7 @@ Pure data and rules (no I/O).  A hook is kept as a :class:`Hook`; ``set``/``unse
 """
 from typing import Any, Dict, List, Optional
 
-from fake_pbs.model.errors import PBSE_HOOKERROR, PbsError
+from fake_pbs.model.errors import PBSE_HOOKERROR, PBSE_NOATTR, PbsError, detail
 
 # Event bits (hook.h); pbs.<NAME> in hooks carries the same values.
 EVENT_BITS: Dict[str, int] = {
@@ -255,7 +255,7 @@ def _set_scalar(hook: Hook, name: str, value: str) -> None:
 def set_hook_attr(hook: Hook, name: str, op: str, value: str) -> None:
     """Apply ``name op value`` to ``hook`` as ``qmgr set hook`` does (raises on bad input)."""
     if name not in HOOK_ATTRS:
-        raise hook_error("Undefined attribute  - %s" % name)
+        raise hook_error(detail(PBSE_NOATTR, name, " - "))
     if name == "event":
         _set_events(hook, value, op)
     elif name == "fail_action":
@@ -269,7 +269,7 @@ def set_hook_attr(hook: Hook, name: str, op: str, value: str) -> None:
 def unset_hook_attr(hook: Hook, name: str) -> None:
     """Restore one attribute's default (``qmgr unset hook H attr``)."""
     if name not in HOOK_ATTRS:
-        raise hook_error("Undefined attribute  - %s" % name)
+        raise hook_error(detail(PBSE_NOATTR, name, " - "))
     if name == "event":
         _set_events(hook, '""', "=")
     elif name == "fail_action":

@@ -6,7 +6,7 @@ Built from the server's node attribute dicts (``resources_available.*``,
 cycle see the earlier ones.
 """
 import re
-from typing import Dict, List, Mapping, Optional, Sequence, Set
+from typing import Dict, List, Mapping, Sequence, Set
 
 from fake_pbs.model.select import SIZE_RESOURCES, parse_size, size_kb
 
@@ -172,7 +172,3 @@ def build_vnodes(nodes: Mapping[str, Mapping[str, str]],
 def _is_exclusive(job: Mapping[str, str]) -> bool:
     place = job.get("Resource_List.place", "")
     return any(word in ("excl", "exclhost") for word in place.split(":"))
-
-
-def node_value(vnode: VNode, res: str) -> Optional[str]:
-    return vnode.strings.get(res)

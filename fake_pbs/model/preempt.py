@@ -11,8 +11,9 @@ from typing import List, Mapping, NamedTuple, Sequence, Tuple
 from fake_pbs.model.errors import PBSE_BADATVAL, PbsError
 
 __all__ = ["OrderStep", "parse_preempt_order", "parse_preempt_prio", "check_preempt_sort",
-           "check_preempt_queue_prio", "methods_for", "usable_methods", "DEFAULT_ORDER",
-           "DEFAULT_PRIO", "DEFAULT_QUEUE_PRIO", "DEFAULT_SORT", "walltime_seconds"]
+           "check_preempt_queue_prio", "check_sched_value", "methods_for", "usable_methods",
+           "DEFAULT_ORDER", "DEFAULT_PRIO", "DEFAULT_QUEUE_PRIO", "DEFAULT_SORT",
+           "walltime_seconds"]
 
 DEFAULT_ORDER = "SCR"
 DEFAULT_PRIO = "express_queue, normal_jobs"
@@ -64,17 +65,31 @@ def parse_preempt_order(text: str) -> List[OrderStep]:
             for index, methods in enumerate(groups)]
 
 
-def parse_preempt_prio(text: str) -> List[List[str]]:
-    """``express_queue, normal_jobs, express_queue+fairshare`` -> levels, highest first."""
+def parse_preempt_prio(text: str, need_normal: bool = True) -> List[List[str]]:
+    """``express_queue, normal_jobs, express_queue+fairshare`` -> levels, highest first.
+
+    The scheduler needs a ``normal_jobs`` level to rank the others against; qmgr checks only the
+    words (``need_normal=False``).
+    """
     levels: List[List[str]] = []
     for item in text.split(","):
         words = [word.strip() for word in item.split("+")]
         if not all(word in _PRIO_WORDS for word in words):
             raise _bad()
         levels.append(words)
-    if not any("normal_jobs" in level for level in levels):
+    if need_normal and not any("normal_jobs" in level for level in levels):
         raise _bad()
     return levels
+
+
+def check_sched_value(name: str, value: str) -> None:
+    """Raise PBSE_BADATVAL when qmgr may not set sched attribute ``name`` to ``value``."""
+    if name == "preempt_order":
+        parse_preempt_order(value)
+    elif name == "preempt_prio":
+        parse_preempt_prio(value, need_normal=False)
+    elif name == "preempt_sort":
+        check_preempt_sort(value)
 
 
 def check_preempt_sort(text: str) -> str:

@@ -9,7 +9,7 @@ from typing import Dict, List, Optional, Tuple
 
 from fake_pbs.model import node_states
 from fake_pbs.model.errors import PBSE_ATTRRO, PBSE_BADATVAL, PBSE_NOATTR, PbsError
-from fake_pbs.model.qmgr_sched import check_sched_value
+from fake_pbs.model.preempt import check_sched_value
 
 BOOL = "bool"
 INT = "int"
@@ -164,7 +164,7 @@ def normalize(objtype: str, name: str, value: str) -> str:
     if RO in attr[2]:
         raise PbsError(PBSE_ATTRRO)
     if objtype == "sched":
-        # the scheduler's ECL value checks (verify_value_preempt_order, ...): qmgr_sched.py
+        # the scheduler's ECL value checks (verify_value_preempt_order, ...): model/preempt.py
         check_sched_value(attr[0], value)
     kind = attr[1]
     if kind == BOOL:

@@ -15,7 +15,7 @@ Pure functions only; errors are :class:`PbsError` with PBS's code and text.
 import re
 from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
-from fake_pbs.model.errors import PBSE_BADATVAL, PBSE_UNKRESC, PbsError
+from fake_pbs.model.errors import PBSE_BADATVAL, PBSE_UNKRESC, PbsError, detail
 
 __all__ = [
     "Size", "Chunk", "Place", "parse_size", "format_size", "size_kb", "parse_select",
@@ -119,7 +119,7 @@ class Place(NamedTuple):
 
 
 def _bad(attr: str) -> PbsError:
-    return PbsError(PBSE_BADATVAL, "Illegal attribute or resource value Resource_List.%s" % attr)
+    return PbsError(PBSE_BADATVAL, detail(PBSE_BADATVAL, "Resource_List." + attr))
 
 
 def _split_chunk_terms(text: str) -> List[str]:
@@ -159,7 +159,7 @@ def _parse_chunk(text: str, known: Optional[Sequence[str]]) -> Chunk:
         if not sep or not _RES_NAME_RE.match(name) or value == "":
             raise ValueError("bad resource term %r" % term)
         if known is not None and name not in known:
-            raise PbsError(PBSE_UNKRESC, "Unknown resource: %s" % name)
+            raise PbsError(PBSE_UNKRESC, detail(PBSE_UNKRESC, name, ": "))
         if name in SIZE_RESOURCES:
             parse_size(value)
         elif name in SUMMED_RESOURCES and not value.isdigit():

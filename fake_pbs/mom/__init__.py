@@ -12,7 +12,7 @@ Requests are listed in daemon.py; the exec protocol is docs/internals.md §5. Mo
 - launch, environment, streams: what the job runs, its environment, where its output goes;
 - delivery: stage-out; usage: resources_used; signals: signal names; procs: /proc helpers;
 - eventlog, durable: the fsynced event stream and atomic records; momlog: PBS-format log lines;
-- hookpoints: mom hook events (no-ops until the hooks engineer fills them); faults: injection.
+- hookpoints: mom hook events (run the site's hooks through fake_pbs.hooks); faults: injection.
 - hookshep: the detached shepherd of prologue/launch/epilogue/end hook runs (crash-safe).
 
 This package file imports nothing: the shepherd starts once per job and must start fast.

@@ -23,7 +23,7 @@ import time
 from typing import Any, Dict, List, Optional, Tuple
 
 from fake_pbs.model.errors import (PBSE_BADCRED, PBSE_IVALREQ, PBSE_JOBEXIST, PBSE_UNKJOBID,
-                                   PBSE_UNKREQ, PbsError)
+                                   PBSE_UNKREQ, PbsError, detail)
 from fake_pbs.mom import hookpoints, hookshep, launcher
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.durable import read_json
@@ -171,7 +171,7 @@ class MomDaemon:
                 except PbsError as err:
                     reply = err.to_wire()
                 except (KeyError, TypeError, ValueError) as exc:
-                    reply = PbsError(PBSE_IVALREQ, "Invalid request: %s" % exc).to_wire()
+                    reply = PbsError(PBSE_IVALREQ, detail(PBSE_IVALREQ, str(exc), ": ")).to_wire()
                 channel.send(reply)
         except (DropConnection, OSError, ValueError):
             pass

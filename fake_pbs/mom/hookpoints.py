@@ -1,8 +1,9 @@
-"""Mom hook events: the call points of the mom, filled in by the hooks engineer.
+"""Mom hook events: the call points of the mom, each running the site's enabled hooks.
 
 Every function receives a :class:`HookSite` (where and for whom it runs) and the job object of
 the start message (``{"id", "run_count", "attrs", "hosts", "exec_vnode", "uid", "user", ...}``),
-plus the event's own arguments, and returns a :class:`HookResult`. These bodies accept.
+plus the event's own arguments, and returns a :class:`HookResult` (``ACCEPT`` when no enabled
+hook has the event).
 
 Call points (primary = the job's first host, sister = the others):
 

@@ -149,8 +149,8 @@ class MomJob:
         return self.ctx.site(True)
 
     def _hook(self, event: str, *args: Any) -> hookpoints.HookResult:
-        """Run a hook event (looked up at call time: the hooks engineer fills hookpoints) and
-        pass what the hooks asked of the server (attributes, rerun/delete) as an ``update``."""
+        """Run a hook event and pass what the hooks asked of the server (attributes,
+        rerun/delete) as an ``update``."""
         result: hookpoints.HookResult
         if event in hookshep.SHEPHERDED:
             # Under a detached shepherd: a restarted mom gets the same result, not a second run.

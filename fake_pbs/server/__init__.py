@@ -20,8 +20,8 @@ Handlers (``fake_pbs.server.handlers``)
     (``locked=False`` to manage the lock yourself) and raises ``PbsError`` for error replies.
     ``ctx.app`` is the :class:`~fake_pbs.server.app.ServerApp`; ``ctx.caller`` has ``uid``,
     ``gid``, ``user``, ``host``, ``manager`` (root or the cluster owner) and ``name``
-    (``user@host``).  ``fake_pbs/server/manager.py`` is imported at start-up if present and
-    registers ``manager`` and ``hookio`` this way.  A list reply may be returned as
+    (``user@host``).  ``handlers/qmgr.py`` serves qmgr's requests
+    through the pure ``fake_pbs/server/manager.py``.  A list reply may be returned as
     ``rawreply.EncodedList`` (items already JSON-encoded), which the listener sends as is.
 
 Scheduling
@@ -29,8 +29,8 @@ Scheduling
     run every ``scheduler_iteration``.  The fake-only ``schedule`` request runs one at once.
 
 Hook events (``fake_pbs.server.hookpoints``)
-    ``HookPoints`` (queuejob, modifyjob, movejob, runjob, jobobit, periodic) is a no-op until the
-    hooks runtime calls ``hookpoints.install(...)``; see that module for the contract.
+    ``hookpoints.current()`` (queuejob, modifyjob, movejob, runjob, jobobit, periodic) runs the
+    site's enabled hooks of each event; see that module for the contract.
 
 Logs (``app.log``, ``app.sched_log``, ``app.acct``)
     ``app.log.job(jobid, message, event)``, ``app.log.write(event, cls, obj, message)`` write

@@ -9,9 +9,9 @@ from fake_pbs.server.app import ServerApp
 from fake_pbs.server.execclient import ExecClient
 from fake_pbs.server.handlers import load_all
 from fake_pbs.server.listener import Listener
-from fake_pbs.server import nodes, vnodestate
+from fake_pbs.server import vnodeslots, vnodestate
 from fake_pbs.server.nodehealth import NodeHealth
-from fake_pbs.server.scheduling import Scheduler
+from fake_pbs.server.sched.loop import Scheduler
 
 
 def pid_file(home: Path) -> Path:
@@ -26,7 +26,7 @@ def build(home: Path) -> ServerApp:
     app.scheduler = Scheduler(app)
     app.execs = ExecClient(app)
     # PBS's log lines for what other parts change: vnode states, each end record's usage.
-    nodes.state_observer = vnodestate.observer(app)
+    vnodeslots.state_observer = vnodestate.observer(app)
     app.acct.usage_log = app.log
     return app
 

@@ -254,13 +254,10 @@ class ExecClient(ExecLike):
 
 def _kill_delay(job: Dict[str, Any], queue: Dict[str, Any]) -> int:
     """Seconds between TermJob's SIGTERM and SIGKILL: the queue's kill_delay, else 10."""
-    for value in (job.get("_kill_delay"), queue.get("kill_delay")):
-        if value not in (None, ""):
-            try:
-                return int(value)
-            except (TypeError, ValueError):
-                pass
-    return 10
+    try:
+        return int(queue.get("kill_delay") or 10)
+    except (TypeError, ValueError):
+        return 10
 
 
 def _group_name(gid: int) -> str:

@@ -1,10 +1,8 @@
-"""Where the server runs its hook events; no-op until the hooks runtime installs itself.
+"""Where the server runs its hook events: ``current()`` runs the site's enabled hooks of each.
 
-The hooks engineer subclasses :class:`HookPoints` and calls :func:`install` (for example from
-``fake_pbs/server/manager.py`` at import time).  The server calls the methods with its model lock
-held; a method rejects an event by raising :class:`fake_pbs.model.errors.PbsError` (code
-``PBSE_HOOKERROR`` and the text the command must print), and may modify ``job`` in place
-(attribute strings, as ``qstat -f`` shows them).
+The server calls the methods with its model lock held; a method rejects an event by raising
+:class:`fake_pbs.model.errors.PbsError` (code ``PBSE_HOOKERROR`` and the text the command must
+print), and may modify ``job`` in place (attribute strings, as ``qstat -f`` shows them).
 
 Call points:
 
@@ -18,45 +16,30 @@ Call points:
 
 ``server`` is the :class:`fake_pbs.server.app.ServerApp` (state, logs, config).
 """
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 from fake_pbs.model.errors import PBSE_HOOKERROR, PbsError
+from fake_pbs.model.hooks import Hook
 
 Job = Dict[str, Any]
 
 
-class HookPoints:
-    """The default: every event is accepted and changes nothing."""
-
-    def queuejob(self, server: Any, job: Job) -> None:
-        return None
-
-    def modifyjob(self, server: Any, job: Job, changes: Dict[str, str]) -> None:
-        return None
-
-    def movejob(self, server: Any, job: Job, dest: str) -> None:
-        return None
-
-    def runjob(self, server: Any, job: Job) -> None:
-        return None
-
-    def jobobit(self, server: Any, job: Job) -> None:
-        return None
-
-    def periodic(self, server: Any, now: float) -> None:
-        return None
+def hooks_of(state: Any) -> List[Hook]:
+    """The hooks in the server state, in creation order."""
+    records = state.objects.get("hook", {})
+    ordered = sorted(records.values(), key=lambda r: int(r.get("_order", 0)))
+    return [Hook.from_dict(r) for r in ordered]
 
 
-class SiteHooks(HookPoints):
-    """Server hook events run through the hooks runtime (fake_pbs.hooks), installed by
-    ``fake_pbs.server.manager``.  Rejections raise ``PbsError(PBSE_HOOKERROR, text)``."""
+class SiteHooks:
+    """Server hook events run through the hooks runtime (fake_pbs.hooks), when an enabled hook
+    has the event.  Rejections raise ``PbsError(PBSE_HOOKERROR, text)``."""
 
     def __init__(self) -> None:
         self._last_periodic: Dict[str, float] = {}
 
     def _run(self, server: Any, event: str, job: Optional[Job]) -> Any:
         from fake_pbs.hooks import events  # imported only when hooks exist
-        from fake_pbs.server.manager import hooks_of
 
         hooks = hooks_of(server.state)
         if not any(h.enabled and h.has_event(event) for h in hooks):
@@ -104,7 +87,6 @@ class SiteHooks(HookPoints):
 
     def periodic(self, server: Any, now: float) -> None:
         from fake_pbs.hooks import events
-        from fake_pbs.server.manager import hooks_of
 
         for hook in hooks_of(server.state):
             if not (hook.enabled and hook.has_event("periodic") and hook.script):
@@ -166,14 +148,9 @@ def obit_status(job: Job, mom_status: int) -> int:
     return mom_status
 
 
-_current: HookPoints = HookPoints()
+_current = SiteHooks()
 
 
-def install(points: HookPoints) -> None:
-    """Replace the hook call points (the hooks runtime does this once)."""
-    global _current
-    _current = points
-
-
-def current() -> HookPoints:
+def current() -> SiteHooks:
+    """The server's hook call points (one per server process: periodic hooks keep their times)."""
     return _current

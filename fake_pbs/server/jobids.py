@@ -21,11 +21,6 @@ def normalize(text: str, server_name: str, any_server: bool = False) -> Optional
     return "%s%s.%s" % (match.group("seq"), match.group("index") or "", server_name)
 
 
-def qualified(text: str, server_name: str) -> str:
-    """What a command prints for an unknown id: the id as typed, qualified by the server name."""
-    return text if "." in text else "%s.%s" % (text, server_name)
-
-
 def split(jobid: str) -> Tuple[int, Optional[str]]:
     """(sequence number, array index text or None) of a canonical id."""
     match = _ID.match(jobid)

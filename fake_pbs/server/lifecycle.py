@@ -11,7 +11,9 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from fake_pbs import crashpoints
 from fake_pbs.model import states as st
-from fake_pbs.server import hookpoints, hooksync, nodes as vnodes
+from fake_pbs.model.errors import (PBSE_HOOK_REJECT_DELETEJOB, PBSE_HOOK_REJECT_RERUNJOB,
+                                   message_for)
+from fake_pbs.server import hookpoints, hooksync, vnodeslots as vnodes
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.logs import DEBUG
 
@@ -27,8 +29,8 @@ SESSION_ID_AFTER = 2
 SUB_STAGEOUT = 51  # JOB_SUBSTATE_STAGEOUT: E after the obit, while files are staged out (c04b)
 
 RERUN_MESSAGES = {
-    -16: "hook rejected request, requiring job to be rerun",
-    -17: "hook rejected request, requiring job to be deleted",
+    -16: message_for(PBSE_HOOK_REJECT_RERUNJOB),
+    -17: message_for(PBSE_HOOK_REJECT_DELETEJOB),
     -19: "a hook requested for job to be deleted",
     -30: "Mom rejected job due to join job error",
 }

@@ -10,10 +10,10 @@ import binascii
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from fake_pbs.model import qmgr_attrs
-from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_HOOKERROR, PBSE_IVALREQ, PBSE_NOATTR,
-                                   PBSE_NODEEXIST, PBSE_NOSUP, PBSE_PERM, PBSE_QUEEXIST,
-                                   PBSE_UNKNODE, PBSE_UNKQUE, PBSE_UNKRESC, PBSE_UNKSCHED,
-                                   PbsError)
+from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_DUPLIST, PBSE_HOOKERROR, PBSE_IVALREQ,
+                                   PBSE_NOATTR, PBSE_NODEEXIST, PBSE_NOSUP, PBSE_PERM,
+                                   PBSE_QUEEXIST, PBSE_UNKNODE, PBSE_UNKQUE, PBSE_UNKRESC,
+                                   PBSE_UNKSCHED, PbsError, detail, message_for)
 from fake_pbs.model.hooks import (CONTENT_CONFIG, CONTENT_PYTHON, Hook, hook_error,
                                   set_hook_attr, unset_hook_attr)
 
@@ -178,7 +178,7 @@ def _check_resource(managed: Managed, attr: str) -> None:
     if "." in attr:
         resource = attr.split(".", 1)[1]
         if resource not in BUILTIN_RESOURCES and resource not in managed.resources:
-            raise PbsError(PBSE_UNKRESC, "Unknown resource %s" % attr)
+            raise PbsError(PBSE_UNKRESC, detail(PBSE_UNKRESC, attr))
 
 
 def _manage_attrs(target: AttrDict, objtype: str, command: str,
@@ -260,7 +260,7 @@ def _manage_resource(managed: Managed, command: str, name: str,
                      attrs: List[Tuple[str, str, str]], outcome: Outcome) -> None:
     if command == "create":
         if name in managed.resources or name in BUILTIN_RESOURCES:
-            raise PbsError(PBSE_BADATVAL, "Duplicate entry in list ")
+            raise PbsError(PBSE_BADATVAL, message_for(PBSE_DUPLIST))
         resource = {"type": "long", "flag": ""}
         managed.resources[name] = resource
     elif name not in managed.resources:
@@ -407,94 +407,3 @@ def stat_resource(managed: Managed, name: Optional[str]) -> List[Dict[str, Any]]
     names = [name] if name else list(managed.resources)
     return [{"name": n, "attrs": [[k, v] for k, v in managed.resources[n].items() if v]}
             for n in names]
-
-
-# -- the daemon's side: handlers over the server state (fake_pbs.server.state) ---------------
-
-def hooks_of(state: Any) -> List[Hook]:
-    """The hooks in the server state, in creation order."""
-    records = state.objects.get("hook", {})
-    ordered = sorted(records.values(), key=lambda r: int(r.get("_order", 0)))
-    return [Hook.from_dict(r) for r in ordered]
-
-
-def _managed_view(app: Any) -> Managed:
-    state = app.state
-    view = Managed(app.server_name)
-    view.server = state.server
-    view.queues = state.queues
-    view.nodes = state.nodes
-    view.scheds = {"default": state.sched}
-    view.hooks = {h.name: h for h in hooks_of(state)}
-    view.resources = state.objects.setdefault("resource", {})
-    return view
-
-
-def _commit(app: Any, view: Managed, outcome: Outcome) -> None:
-    state = app.state
-    hook_records = state.objects.setdefault("hook", {})
-    hooks_changed = False
-    hooks_before = {name: hook_records.get(name) for name in outcome.hook_commands}
-    for kind, name in sorted(outcome.changed | outcome.deleted):
-        if kind == "server":
-            state.save_server()
-        elif kind == "queue":
-            state.save_queue(name)
-        elif kind == "node":
-            state.save_node(name)
-            from fake_pbs.mom import vnodemap  # moms rebuild their vnode entries (f04)
-            vnodemap.touch(app.home)
-        elif kind == "sched":
-            state.save_sched()
-        elif kind == "resource":
-            state.save_object("resource", name)
-        elif kind == "hook":
-            hooks_changed = True
-            if name in view.hooks:
-                record = view.hooks[name].to_dict()
-                previous = hook_records.get(name)
-                record["_order"] = (previous or {}).get(
-                    "_order", 1 + max([int(r.get("_order", 0)) for r in hook_records.values()]
-                                      or [0]))
-                hook_records[name] = record
-            else:
-                hook_records.pop(name, None)
-            state.save_object("hook", name)
-    if hooks_changed:
-        from fake_pbs.hooks import events
-        events.publish_hooks(app.home, hooks_of(state))
-    for eventtype, cls, obj, message in outcome.logs:
-        app.log.write(eventtype, cls, obj, message)
-    if outcome.hook_commands:
-        from fake_pbs.server import hooksync
-        for name, command in outcome.hook_commands.items():
-            hooksync.of(app).add(name, hooksync.change_actions(
-                hooks_before.get(name), hook_records.get(name), command))
-    if outcome.kick_scheduler:
-        app.trigger_schedule()
-
-
-def _serve(ctx: Any, request: Dict[str, Any]) -> Any:
-    app = ctx.app
-    view = _managed_view(app)
-    operator = bool(getattr(ctx.caller, "operator", False))
-    caller = Caller(ctx.caller.user, ctx.caller.host, ctx.caller.manager and not operator,
-                    operator)
-    op = str(request.get("op"))
-    outcome = handle(view, caller, op, request)
-    _commit(app, view, outcome)
-    return outcome.data
-
-
-def _install() -> None:
-    try:
-        from fake_pbs.server import hookpoints
-        from fake_pbs.server.handlers.registry import handler
-    except ImportError:  # pragma: no cover - the daemon is not part of this checkout
-        return
-    for op in ("manager", "hookio", "statsched", "stathook", "statrsc"):
-        handler(op)(_serve)
-    hookpoints.install(hookpoints.SiteHooks())
-
-
-_install()

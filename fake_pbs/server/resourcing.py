@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Mapping, Optional
 
 from fake_pbs.model import ecl
 from fake_pbs.model import resources as rdefs
-from fake_pbs.model.errors import PBSE_BADATVAL, PBSE_UNKRESC, PbsError
+from fake_pbs.model.errors import PBSE_BADATVAL, PBSE_UNKRESC, PbsError, detail
 from fake_pbs.model.select import derive_resources
 
 
@@ -33,12 +33,11 @@ def verify(name: str, value: str, custom: Optional[Mapping[str, Any]] = None) ->
     defs = table(custom)
     defn = defs.get(name)
     if defn is None:
-        raise PbsError(PBSE_UNKRESC, "Unknown resource Resource_List.%s" % name)
+        raise PbsError(PBSE_UNKRESC, detail(PBSE_UNKRESC, "Resource_List." + name))
     try:
         return ecl.verify_resource(defn, value)
     except PbsError:
-        raise PbsError(PBSE_BADATVAL, "Illegal attribute or resource value Resource_List.%s"
-                       % name)
+        raise PbsError(PBSE_BADATVAL, detail(PBSE_BADATVAL, "Resource_List." + name))
 
 
 def derive(resource_list: Dict[str, str],

@@ -50,7 +50,7 @@ def change_line(new: int, old: int, now: int, then: int) -> str:
 
 
 def observer(app: ServerApp) -> Any:
-    """The callback for ``fake_pbs.server.nodes.state_observer`` in this server."""
+    """The callback for ``fake_pbs.server.vnodeslots.state_observer`` in this server."""
     def changed(name: str, node: Dict[str, Any], old_state: str) -> None:
         new, old = state_bits(str(node.get("state", "free"))), state_bits(old_state)
         if new == old:

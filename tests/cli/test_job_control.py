@@ -6,7 +6,7 @@ import pytest
 from fake_pbs.cli import qalter, qdel, qhold, qmove, qrerun, qrls, qrun, qselect, qsig
 from fake_pbs.model import errors as e
 from fake_pbs.model.errors import PbsError
-from test_qsub_harness import StubServer, case, matches, run, stub_fixture  # noqa: F401
+from .test_qsub_harness import StubServer, case, matches, run, stub_fixture  # noqa: F401
 
 Cap = pytest.CaptureFixture[str]
 BODIES: Dict[str, Callable[[List[str]], int]] = {

@@ -6,7 +6,7 @@ import pytest
 
 from fake_pbs.cli import common, pbsnodes, qstat
 from fake_pbs.model.errors import PbsError
-from test_render_cases import case, normalize_timestamp, to_epoch, use_utc
+from .test_render_cases import case, normalize_timestamp, to_epoch, use_utc
 
 
 def _node_from_text(stdout: str) -> Dict[str, Any]:

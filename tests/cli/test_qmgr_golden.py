@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Tuple
 import pytest
 
 from fake_pbs.cli import common, qmgr
+from fake_pbs.model.errors import PbsError
 from fake_pbs.server import manager
 
 FIDELITY = Path("/work/shared/fidelity")
@@ -61,7 +62,7 @@ class FakeServer:
             objects = self.managed.queues if op == "statque" else self.managed.nodes
             name = args.get("name")
             if name and name not in objects:
-                raise manager.PbsError(15018 if op == "statque" else 15062)
+                raise PbsError(15018 if op == "statque" else 15062)
             return [{"name": n, "attrs": [list(p) for p in objects[n].items()]}
                     for n in ([name] if name else objects)]
         caller = manager.Caller(self.user, "vm", self.user == "root")

@@ -7,7 +7,7 @@ import pytest
 
 from fake_pbs.cli import common, qstat
 from fake_pbs.model.errors import PbsError
-from test_render_cases import case, normalize_timestamp, pbs_json_objects, use_utc
+from .test_render_cases import case, normalize_timestamp, pbs_json_objects, use_utc
 
 FINISHED = {"id": "0.vm", "attrs": [
     ["Job_Name", "hello"], ["Job_Owner", "pbsuser@vm"], ["resources_used.cput", "00:00:00"],

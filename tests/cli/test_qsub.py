@@ -6,7 +6,7 @@ import pytest
 
 from fake_pbs.cli import qsub, qsub_verify
 from fake_pbs.model.errors import PBSE_BADUSER, PBSE_UNKQUE, PBSE_UNKRESC, PbsError
-from test_qsub_harness import StubServer, fail, matches, run, stub_fixture  # noqa: F401
+from .test_qsub_harness import StubServer, fail, matches, run, stub_fixture  # noqa: F401
 
 Cap = pytest.CaptureFixture[str]
 

@@ -6,7 +6,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import pytest
 
-from fake_pbs.cli import common, qsub_jobctl
+from fake_pbs.cli import common, jobctl
 from fake_pbs.model.errors import PbsError
 
 DATA = Path(__file__).resolve().parent.parent / "data" / "fidelity"
@@ -58,7 +58,7 @@ def stub_fixture(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> StubServer:
     """A stub server, a job directory holding the scenario scripts, and a fixed environment."""
     server = StubServer()
     monkeypatch.setattr(common, "request", server)
-    monkeypatch.setattr(qsub_jobctl, "_server_name", None)
+    monkeypatch.setattr(jobctl, "_server_name", None)
     for script in (EXTRA / "scripts").glob("*.sh"):
         shutil.copy(script, tmp_path / script.name)
     monkeypatch.chdir(tmp_path)

@@ -6,8 +6,8 @@ import pytest
 
 from fake_pbs.cli.render import alttable, full, jobtable, queues
 from fake_pbs.cli.render.pbsjson import JsonDoc, escape_value, is_c_number, ESCAPE
-from test_render_cases import (case, normalize_timestamp, pbs_json_objects, unfold_full_text,
-                               use_utc)
+from .test_render_cases import (case, normalize_timestamp, pbs_json_objects, unfold_full_text,
+                                use_utc)
 
 
 def _json_doc(section: str, objects: Any, kind: str = "job") -> str:

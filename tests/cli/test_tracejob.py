@@ -10,7 +10,7 @@ import pytest
 
 from fake_pbs.cli import tracejob
 from fake_pbs.cli.render import tracelog
-from test_render_cases import case, use_utc
+from .test_render_cases import case, use_utc
 
 DIRS = {"S": "server_logs", "L": "sched_logs", "A": "server_priv/accounting",
         "M": "mom_logs/vm"}

@@ -11,7 +11,7 @@ from typing import Iterator
 
 import pytest
 
-from pbs_site import PbsSite, real_site
+from .pbs_site import PbsSite, real_site
 from psijpbs.config import PBSProExecutorConfig
 from psijpbs.executor import PBSProJobExecutor
 

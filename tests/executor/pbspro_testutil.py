@@ -4,6 +4,11 @@ import json
 from pathlib import Path
 from typing import Dict, Union
 
+from psij import JobStatus
+
+from psijpbs.qstat_output import parse_qstat
+from psijpbs.tracking import StatusTracker
+
 DATA = Path(__file__).parent.parent / 'data' / 'qstat'
 
 
@@ -21,3 +26,16 @@ def merged_output(case: Dict[str, Union[str, int]]) -> str:
     if out and err:
         return out + '\n' + err
     return out or err
+
+
+def poll_statuses(exit_code: int, out: str) -> Dict[str, JobStatus]:
+    """What one poll concludes for each job qstat reported, by the executor's own path
+    (``parse_qstat`` then ``StatusTracker.decide``; no ``.ec`` file, no cancel)."""
+    result = parse_qstat(exit_code, out)
+    tracker = StatusTracker(lambda native_id: None, lambda native_id: False)
+    statuses: Dict[str, JobStatus] = {}
+    for native_id in result.jobs:
+        status = tracker.decide(native_id, result)
+        if status is not None:
+            statuses[native_id] = status
+    return statuses

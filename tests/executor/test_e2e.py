@@ -11,7 +11,7 @@ from typing import Any, Iterator, List, Optional
 import pytest
 from psij import Job, JobAttributes, JobExecutor, JobSpec, JobState, ResourceSpecV1
 
-from pbs_site import PbsSite
+from .pbs_site import PbsSite
 from psijpbs import compat
 from psijpbs.config import PBSProExecutorConfig
 

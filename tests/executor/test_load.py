@@ -18,7 +18,7 @@ from typing import Callable, Iterator, List, Tuple
 import pytest
 from psij import Job, JobExecutor, JobSpec, JobState, JobStatus
 
-from pbs_site import PbsSite
+from .pbs_site import PbsSite
 from psijpbs import compat
 from psijpbs.config import PBSProExecutorConfig
 

@@ -10,7 +10,7 @@ import pytest
 from psij import SubmitException
 from psij.executors.batch.batch_scheduler_executor import InvalidJobStateError
 
-from pbspro_testutil import merged_output, transcript
+from .pbspro_testutil import merged_output, transcript
 from psijpbs import commands
 from psijpbs.config import PBSProExecutorConfig
 from psijpbs.executor import PBSProJobExecutor

@@ -1,126 +1,128 @@
 """Parsing real ``qstat -f -F json`` output from OpenPBS 23.06.06 (transcripts in tests/data/qstat,
 captured from the project's fidelity set)."""
+from pathlib import Path
+
 import pytest
 from psij import JobState
 
-from pbspro_testutil import merged_output, transcript
+from .pbspro_testutil import DATA, merged_output, poll_statuses, transcript
 from psijpbs.executor import PBSProJobExecutor
 from psijpbs.qstat_json import split_leading_json
 from psijpbs.qstat_output import QstatError, parse_qstat, same_job
 
 
-def test_running_job_is_active(executor: PBSProJobExecutor) -> None:
+def test_running_job_is_active() -> None:
     """b03: a running job (job_state R, substate 42) is ACTIVE, without the 'Job run at' comment."""
     case = transcript('b03_')
-    statuses = executor.parse_status_output(int(case['exit_code']), merged_output(case))
+    statuses = poll_statuses(int(case['exit_code']), merged_output(case))
     assert list(statuses) == ['13.vm']
     assert statuses['13.vm'].state == JobState.ACTIVE
     assert statuses['13.vm'].message is None
 
 
-def test_queued_job_is_queued_with_scheduler_comment(executor: PBSProJobExecutor) -> None:
+def test_queued_job_is_queued_with_scheduler_comment() -> None:
     """b03b: a queued job (Q) is QUEUED and keeps the scheduler's comment as its message."""
     case = transcript('b03b')
-    statuses = executor.parse_status_output(int(case['exit_code']), merged_output(case))
+    statuses = poll_statuses(int(case['exit_code']), merged_output(case))
     (status,) = statuses.values()
     assert status.state == JobState.QUEUED
 
 
-def test_finished_exit0_is_completed(executor: PBSProJobExecutor) -> None:
+def test_finished_exit0_is_completed() -> None:
     """b04: F, substate 92, Exit_status 0 -> COMPLETED with exit code 0."""
     case = transcript('b04')
-    status = executor.parse_status_output(0, str(case['stdout']))['0.vm']
+    status = poll_statuses(0, str(case['stdout']))['0.vm']
     assert status.state == JobState.COMPLETED
     assert status.exit_code == 0
 
 
-def test_finished_exit3_is_failed_with_code(executor: PBSProJobExecutor) -> None:
+def test_finished_exit3_is_failed_with_code() -> None:
     """b07b: F, substate 93, Exit_status 3 -> FAILED, exit code 3, PBS comment in the message."""
     case = transcript('b07b')
-    status = executor.parse_status_output(0, str(case['stdout']))['16.vm']
+    status = poll_statuses(0, str(case['stdout']))['16.vm']
     assert status.state == JobState.FAILED
     assert status.exit_code == 3
     assert status.message is not None and 'and failed' in status.message
 
 
-def test_walltime_kill_is_failed_with_reason(executor: PBSProJobExecutor) -> None:
+def test_walltime_kill_is_failed_with_reason() -> None:
     """b08c: Exit_status -29 (JOB_EXEC_KILL_WALLTIME) -> FAILED saying the walltime was
     exceeded."""
     case = transcript('b08c')
-    status = executor.parse_status_output(0, str(case['stdout']))['17.vm']
+    status = poll_statuses(0, str(case['stdout']))['17.vm']
     assert status.state == JobState.FAILED
     assert status.exit_code == -29
     assert status.message is not None and 'walltime exceeded' in status.message
 
 
-def test_qdel_of_running_job_is_canceled(executor: PBSProJobExecutor) -> None:
+def test_qdel_of_running_job_is_canceled() -> None:
     """b05b: qdel'd running job: F, substate 91, Exit_status 271 (SIGTERM) -> CANCELED."""
     case = transcript('b05b')
-    status = executor.parse_status_output(0, str(case['stdout']))['13.vm']
+    status = poll_statuses(0, str(case['stdout']))['13.vm']
     assert status.state == JobState.CANCELED
 
 
-def test_deleted_but_still_running_is_active(executor: PBSProJobExecutor) -> None:
+def test_deleted_but_still_running_is_active() -> None:
     """b05: one second after qdel the job is still R (comment already says terminated): not
     final yet."""
     case = transcript('b05_')
-    status = executor.parse_status_output(0, str(case['stdout']))['13.vm']
+    status = poll_statuses(0, str(case['stdout']))['13.vm']
     assert status.state == JobState.ACTIVE
 
 
-def test_force_deleted_exiting_is_active_then_canceled(executor: PBSProJobExecutor) -> None:
+def test_force_deleted_exiting_is_active_then_canceled() -> None:
     """c04b/c04c: qdel -W force: E with Exit_status 265 is still ACTIVE; F substate 91 is
     CANCELED."""
     exiting = transcript('c04b')
     final = transcript('c04c')
-    assert executor.parse_status_output(0, str(exiting['stdout']))['14.vm'].state \
+    assert poll_statuses(0, str(exiting['stdout']))['14.vm'].state \
         == JobState.ACTIVE
-    assert executor.parse_status_output(0, str(final['stdout']))['14.vm'].state \
+    assert poll_statuses(0, str(final['stdout']))['14.vm'].state \
         == JobState.CANCELED
 
 
-def test_deleted_while_queued_is_canceled(executor: PBSProJobExecutor) -> None:
+def test_deleted_while_queued_is_canceled() -> None:
     """c10b: a held job deleted before running: F, substate 91, no Exit_status -> CANCELED."""
     case = transcript('c10b')
-    status = executor.parse_status_output(0, str(case['stdout']))['8.vm']
+    status = poll_statuses(0, str(case['stdout']))['8.vm']
     assert status.state == JobState.CANCELED
 
 
-def test_preempted_by_deletion_is_failed_naming_preemption(executor: PBSProJobExecutor) -> None:
+def test_preempted_by_deletion_is_failed_naming_preemption() -> None:
     """g08: preempt_order D: F, substate 91, Exit_status 271, comment 'terminated by
     Scheduler@vm' -> FAILED, message names the preemption."""
     case = transcript('g08')
-    status = executor.parse_status_output(0, str(case['stdout']))['19.vm']
+    status = poll_statuses(0, str(case['stdout']))['19.vm']
     assert status.state == JobState.FAILED
     assert status.message is not None and 'preempt' in status.message
 
 
-def test_held_after_hook_rejections_stays_queued(executor: PBSProJobExecutor) -> None:
+def test_held_after_hook_rejections_stays_queued() -> None:
     """f12: job held after too many failed starts (H, Exit_status -16): QUEUED, not final,
     with the comment as message."""
     case = transcript('f12')
-    status = executor.parse_status_output(0, str(case['stdout']))['22.vm']
+    status = poll_statuses(0, str(case['stdout']))['22.vm']
     assert status.state == JobState.QUEUED
     assert status.message == 'job held, too many failed attempts to run'
 
 
-def test_unknown_id_keeps_found_jobs(executor: PBSProJobExecutor) -> None:
+def test_unknown_id_keeps_found_jobs() -> None:
     """b21: ``qstat -f -F json -x 16.vm 999.vm`` exits 153 with 16.vm on stdout and
     'Unknown Job Id 999.vm' on stderr: 16.vm is still reported."""
     case = transcript('b21')
     assert case['exit_code'] == 153
     out = merged_output(case)
-    statuses = executor.parse_status_output(153, out)
+    statuses = poll_statuses(153, out)
     assert statuses['16.vm'].state == JobState.FAILED
     assert '999.vm' not in statuses
     result = parse_qstat(153, out)
     assert result.unknown == {'999.vm'}
 
 
-def test_unknown_first_then_running(executor: PBSProJobExecutor) -> None:
+def test_unknown_first_then_running() -> None:
     """b11d: unknown id first, running job second, without -x: the running job is ACTIVE."""
     case = transcript('b11d')
-    statuses = executor.parse_status_output(int(case['exit_code']), merged_output(case))
+    statuses = poll_statuses(int(case['exit_code']), merged_output(case))
     assert statuses['15.vm'].state == JobState.ACTIVE
 
 
@@ -132,10 +134,10 @@ def test_only_unknown_has_no_jobs_key() -> None:
     assert result.unknown == {'999.vm'}
 
 
-def test_two_ids_both_reported(executor: PBSProJobExecutor) -> None:
+def test_two_ids_both_reported() -> None:
     """b22: ``qstat -f -F json -x 16.vm 17.vm`` on the release prints both jobs."""
     case = transcript('b22_')
-    statuses = executor.parse_status_output(0, str(case['stdout']))
+    statuses = poll_statuses(0, str(case['stdout']))
     assert statuses['16.vm'].exit_code == 3
     assert statuses['17.vm'].exit_code == -29
 
@@ -149,7 +151,7 @@ def test_master_json_layout_and_first_job_only_bug() -> None:
     assert not result.unknown
 
 
-def test_invalid_backslash_json_is_repaired(executor: PBSProJobExecutor) -> None:
+def test_invalid_backslash_json_is_repaired() -> None:
     """a19f: 23.06 prints ``"Submit_arguments":"-h -v BS=c\\d hello.sh"`` (an invalid JSON
     escape): the job is still parsed, the value keeps its backslash."""
     case = transcript('a19f')
@@ -162,7 +164,7 @@ def test_invalid_backslash_json_is_repaired(executor: PBSProJobExecutor) -> None
     job = obj['Jobs']['8.vm']
     assert job['Submit_arguments'] == '-h -v BS=c\\d hello.sh'
     assert job['Variable_List']['BS'] == 'c\\\\d'
-    assert executor.parse_status_output(0, out)['8.vm'].state == JobState.QUEUED
+    assert poll_statuses(0, out)['8.vm'].state == JobState.QUEUED
 
 
 def test_other_broken_values_do_not_hide_the_job() -> None:
@@ -199,11 +201,11 @@ def test_whole_failure_raises() -> None:
         parse_qstat(162, 'qstat: cannot connect to server vm (errno=111)')
 
 
-def test_unknown_state_letter_is_logged_not_asserted(executor: PBSProJobExecutor) -> None:
+def test_unknown_state_letter_is_logged_not_asserted() -> None:
     """An unknown job_state letter (not in PBS 23.06) leaves that job out, others unaffected."""
     out = ('{"timestamp":1,"Jobs":{"1.vm":{"job_state":"Z"},'
            '"2.vm":{"job_state":"R"}}}')
-    statuses = executor.parse_status_output(0, out)
+    statuses = poll_statuses(0, out)
     assert '1.vm' not in statuses
     assert statuses['2.vm'].state == JobState.ACTIVE
 
@@ -214,3 +216,19 @@ def test_job_id_qualification() -> None:
     assert same_job('12.vm', '12.vm.example.org')
     assert not same_job('12.vm', '12.other')
     assert not same_job('12.vm', '120.vm')
+
+
+@pytest.mark.parametrize('path', sorted(DATA.glob('*.json')), ids=lambda p: p.stem)
+def test_parse_status_output_agrees_with_the_poll(executor: PBSProJobExecutor,
+                                                  path: Path) -> None:
+    """psij's ``parse_status_output`` concludes what the poll loop concludes, on every transcript
+    that says something about a job."""
+    case = transcript(path.stem)
+    code, out = int(case['exit_code']), merged_output(case)
+    try:
+        expected = poll_statuses(code, out)
+    except QstatError:
+        return
+    got = executor.parse_status_output(code, out)
+    assert {k: (s.state, s.exit_code, s.message) for k, s in got.items()} == \
+        {k: (s.state, s.exit_code, s.message) for k, s in expected.items()}

@@ -5,7 +5,7 @@ from typing import Dict, Iterator, List, Optional, Set
 import pytest
 from psij import JobState
 
-from pbspro_testutil import transcript
+from .pbspro_testutil import transcript
 from psijpbs import commands
 from psijpbs.commands import CommandResult
 from psijpbs.executor import PBSProJobExecutor

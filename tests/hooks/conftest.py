@@ -7,7 +7,7 @@ from typing import Iterator
 
 import pytest
 
-from hookrig import Cluster
+from .hookrig import Cluster
 
 
 @pytest.fixture(scope="session")

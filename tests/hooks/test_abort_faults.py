@@ -8,7 +8,7 @@ from typing import List, Tuple
 
 import pytest
 
-from hookrig import ALL_HOSTS_SPEC, Cluster, index_of
+from .hookrig import ALL_HOSTS_SPEC, Cluster, index_of
 
 PROLOGUE_REJECT = "e.reject('no')\n"
 END_LOG = "pbs.logmsg(pbs.LOG_DEBUG, 'execjob_end ran on %s' % pbs.get_local_nodename())\n"
@@ -47,7 +47,7 @@ def test_misbehaving_abort_hook_is_logged_and_changes_nothing(
     hc.hook("end", "execjob_end", END_LOG)
     jobid = hc.submit()
     hc.runjob(jobid, "(node1:ncpus=1)")
-    attrs = hc.wait_state(jobid, "Q")
+    attrs = hc.wait(jobid, "Q", run_count=1)
     assert attrs["Exit_status"] == "-16"
     hc.wait_log("mom:node1", "execjob_end ran on node1")
     lines = hc.log_lines("mom:node1")
@@ -74,7 +74,7 @@ def test_fork_fault_on_primary_retries_with_abort_everywhere(hc: Cluster) -> Non
     hooks on the primary, ABORT_JOB to both sisters (abort hooks there, no end), requeue -3."""
     hc.fault("node1", "fork")
     jobid = _job_everywhere(hc)
-    attrs = hc.wait_state(jobid, "Q")
+    attrs = hc.wait(jobid, "Q", run_count=1)
     assert attrs["Exit_status"] == "-3"
     hc.wait_log("mom:node1", "execjob_end ran on node1")
     primary = hc.messages("mom:node1")
@@ -94,7 +94,7 @@ def test_jobdir_fault_on_primary_retries(hc: Cluster) -> None:
     hooks on every mom, requeue."""
     hc.fault("node1", "jobdir")
     jobid = _job_everywhere(hc)
-    attrs = hc.wait_state(jobid, "Q")
+    attrs = hc.wait(jobid, "Q", run_count=1)
     assert attrs["Exit_status"] == "-3"
     for host in ("node1", "node2", "node3"):
         assert hc.wait_log("mom:" + host, "called execjob_abort hook on " + host)
@@ -106,7 +106,7 @@ def test_jobdir_fault_on_sister_fails_its_join(hc: Cluster) -> None:
     PBSE_SYSTEM (15010) and retries the job (-3)."""
     hc.fault("node2", "jobdir")
     jobid = _job_everywhere(hc)
-    attrs = hc.wait_state(jobid, "Q")
+    attrs = hc.wait(jobid, "Q", run_count=1)
     assert attrs["Exit_status"] == "-3"
     assert hc.messages("mom:node1", "job_start_error 15010 from node node2 could not JOIN_JOB "
                                     "successfully")
@@ -120,7 +120,7 @@ def test_comm_fault_on_sister_is_a_join_error(hc: Cluster) -> None:
     sister ran no hook for the job."""
     hc.fault("node3", "comm")
     jobid = _job_everywhere(hc)
-    attrs = hc.wait_state(jobid, "Q")
+    attrs = hc.wait(jobid, "Q", run_count=1)
     assert attrs["Exit_status"] == "-30"
     assert hc.messages("mom:node1", "job_start_error 15059 from node node3 could not JOIN_JOB "
                                     "successfully")
@@ -140,6 +140,6 @@ def test_fault_command_arms_and_clears(hc: Cluster) -> None:
     hc.fault("node3", "jobdir")
     hc.sh("fake-pbs", "fault", "clear", "node2")
     assert hc.mom_faults("node2") == [] and hc.mom_faults("node3") == ["jobdir"]
-    bad = hc.run("fake-pbs", "fault", "node2", "disk")
+    bad = hc.run(["fake-pbs", "fault", "node2", "disk"])
     assert bad.returncode == 1
     assert "unknown fault 'disk'" in bad.stderr and "fork, join, jobdir, comm" in bad.stderr

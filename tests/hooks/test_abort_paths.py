@@ -3,7 +3,7 @@
 
 The order and the "sister runs abort only" rule are read from the mom logs, as PTL does.
 """
-from hookrig import Cluster, index_of
+from .hookrig import Cluster, index_of
 
 SCATTER = ("-l", "select=3:ncpus=1", "-l", "place=scatter")
 ABORT_LOG = "pbs.logmsg(pbs.LOG_DEBUG, 'called execjob_abort hook on %s' % " \
@@ -28,7 +28,7 @@ def test_sister_join_failure_aborts_before_end_and_requeues(hc: Cluster) -> None
     hc.fault("node3", "join")
     jobid = hc.submit(*SCATTER)
     hc.run_everywhere(jobid)
-    attrs = hc.wait_state(jobid, "Q")
+    attrs = hc.wait(jobid, "Q", run_count=1)
     assert attrs["Exit_status"] == "-30"
     assert attrs["run_count"] == "1"
     hc.wait_log("mom:node1", "end hook rejected")
@@ -58,7 +58,7 @@ def test_begin_hook_delete_then_join_failure_deletes_the_job(hc: Cluster) -> Non
     hc.fault("node3", "join")
     jobid = hc.submit(*SCATTER)
     hc.run_everywhere(jobid)
-    attrs = hc.wait_state(jobid, "F")
+    attrs = hc.wait(jobid, "F", run_count=1)
     assert attrs["Exit_status"] == "-19"
     primary = hc.messages("mom:node1")
     begin = index_of(primary, "called execjob_begin hook with job.delete()")
@@ -78,7 +78,7 @@ def test_prologue_exception_on_primary_holds_after_too_many_attempts(hc: Cluster
     hc.hook("abort", "execjob_abort", ABORT_LOG)
     hc.set_server("scheduling", "True")
     jobid = hc.submit("-W", "run_count=18", *SCATTER)
-    attrs = hc.wait_state(jobid, "H", timeout=60)
+    attrs = hc.wait(jobid, "H", run_count=1, timeout=60)
     assert attrs["run_count"] == "21"
     assert attrs["Hold_Types"] == "s"
     assert attrs["comment"] == "job held, too many failed attempts to run"
@@ -98,7 +98,7 @@ def test_launch_hook_exception_deletes_the_job_after_abort(hc: Cluster) -> None:
     hc.hook("abort", "execjob_abort", ABORT_LOG)
     jobid = hc.submit(*SCATTER)
     hc.run_everywhere(jobid)
-    attrs = hc.wait_state(jobid, "F")
+    attrs = hc.wait(jobid, "F", run_count=1)
     assert attrs["Exit_status"] == "-17"
     assert hc.messages("mom:node1", "Job;%s;execjob_launch hook 'launch' encountered an "
                                     "exception, request rejected" % jobid)

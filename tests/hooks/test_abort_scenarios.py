@@ -5,7 +5,7 @@ the capture's own hook files."""
 from pathlib import Path
 from typing import List
 
-from hookrig import Cluster
+from .hookrig import Cluster
 
 HOOKS = Path("/work/shared/fidelity/scenario/hooks")
 
@@ -19,7 +19,7 @@ def test_prologue_reject_runs_abort_before_end_and_requeues(hc: Cluster) -> None
         hc.qmgr("import hook %s application/x-python default %s" % (name, HOOKS / (name + ".py")))
     jobid = hc.submit()
     hc.runjob(jobid, "(node1:ncpus=1)")
-    attrs = hc.wait_state(jobid, "Q")
+    attrs = hc.wait(jobid, "Q", run_count=1)
     assert attrs["Exit_status"] == "-16"
     hc.wait_log("mom:node1", "ran execjob_end for %s" % jobid)
     ran: List[str] = hc.messages("mom:node1", ";ran ")

@@ -6,7 +6,7 @@ import pwd
 
 import pytest
 
-from hookrig import Cluster
+from .hookrig import Cluster
 
 WHO = "import os\npbs.logmsg(pbs.LOG_DEBUG, '%s %s uid=%d gid=%d' % (e.hook_name, " \
       "pbs.get_local_nodename(), os.getuid(), os.getgid()))\n"
@@ -34,10 +34,10 @@ def test_pbsuser_hooks_run_as_the_job_owner(hc: Cluster) -> None:
     hc.hook("u_begin", "execjob_begin", WHO)
     jobid = hc.submit(body="sleep 30", user="pbsuser")
     hc.runjob(jobid, "(node1:ncpus=1)")
-    hc.wait_state(jobid, "R")
+    hc.wait(jobid, "R", run_count=1)
     hc.wait_log("mom:node1", "u_prologue node1")
     hc.sh("qdel", jobid)
-    hc.wait_state(jobid, "F")
+    hc.wait(jobid, "F", run_count=1)
     hc.wait_log("mom:node1", "a_epilogue node1")
     as_owner = "uid=%d gid=%d" % (owner.pw_uid, owner.pw_gid)
     for name in ("u_prologue", "u_epilogue", "u_preterm"):

@@ -10,15 +10,14 @@ from typing import Any, Iterator
 import pytest
 
 from fake_pbs import control, paths
-from fake_pbs.testing import FakeCluster
-from preemptrig import PreemptRig
+from .preemptrig import PreemptRig
 
 
 @pytest.fixture(scope="session")
-def preempt_cluster() -> Iterator[FakeCluster]:
+def preempt_cluster() -> Iterator[PreemptRig]:
     home = Path(tempfile.mkdtemp(prefix="fpre-"))
     os.chmod(str(home), 0o755)
-    cluster = FakeCluster(home, "vm", [{"name": "vm", "ncpus": 1, "mem": "8gb", "ngpus": 0}])
+    cluster = PreemptRig(home)
     try:
         cluster.start()
         yield cluster
@@ -31,14 +30,15 @@ def preempt_cluster() -> Iterator[FakeCluster]:
 
 
 @pytest.fixture
-def rig(preempt_cluster: FakeCluster, monkeypatch: Any) -> Iterator[PreemptRig]:
+def rig(preempt_cluster: PreemptRig, monkeypatch: Any) -> Iterator[PreemptRig]:
     preempt_cluster.reset()
     _settle(preempt_cluster.home)
     monkeypatch.setenv("FAKE_PBS_HOME", str(preempt_cluster.home))
     monkeypatch.setenv("PATH", preempt_cluster.env["PATH"])
     monkeypatch.setenv("FAKE_PBS_AUTOSTART", "0")
     try:
-        yield PreemptRig(preempt_cluster)
+        preempt_cluster.begin_test()
+        yield preempt_cluster
     finally:
         control.clear_faults(preempt_cluster.home)  # an armed fault would outlive the test
 

@@ -1,5 +1,6 @@
 """A one-node fake cluster set up as PBS's own preemption tests set theirs (pbs_preemption.py:
-one node with ncpus=1, an ``expressq`` queue with Priority 200), plus an invariant sampler.
+one node with ncpus=1, an ``expressq`` queue with Priority 200), on fake_pbs.testing's harness,
+plus an invariant sampler.
 
 The sampler polls the server (``statnode`` and ``statjob``, each one consistent snapshot) in a
 thread while a test runs and records every moment a vnode had more cpus assigned than it has,
@@ -11,39 +12,30 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Dict, List, Optional
 
 from fake_pbs import paths
 from fake_pbs.model.errors import PbsError
 from fake_pbs.testing import FakeCluster
 
-POLL = 0.1
 SAMPLE_EVERY = 0.05
 SAMPLER_LIMIT = 120.0   # a sampler never outlives this, even if a test forgets to stop it
-_LOGS = {"server": "server_logs/*", "sched": "sched_logs/*", "mom": "mom_logs/vm/*"}
 _CHUNK = re.compile(r"\(([^:)]+):([^)]*)\)")
 
 
-class PreemptRig:
-    """Commands, waits and log reading on the test's cluster."""
+class PreemptRig(FakeCluster):
+    """The preemption tests' cluster: server ``vm``, one host ``vm`` with ncpus=1."""
 
-    def __init__(self, cluster: FakeCluster) -> None:
-        self.cluster = cluster
-        self.home = cluster.home
-        # The session's logs carry earlier tests (whose job ids restart at 0): read from here.
-        self.marks = {daemon: len(self._all_lines(daemon)) for daemon in _LOGS}
+    def __init__(self, home: Path) -> None:
+        super().__init__(home, "vm", [{"name": "vm", "ncpus": 1, "mem": "8gb", "ngpus": 0}])
         self.workdirs: Dict[str, Path] = {}
 
+    def begin_test(self) -> None:
+        """The session's logs carry earlier tests (whose job ids restart at 0): read from here."""
+        self.mark_logs()
+        self.workdirs = {}
+
     # -- commands -----------------------------------------------------------------------------
-    def sh(self, *argv: str) -> str:
-        done = self.cluster.run(list(argv))
-        assert done.returncode == 0, "%s exited %d\nstdout: %s\nstderr: %s" % (
-            " ".join(argv), done.returncode, done.stdout, done.stderr)
-        return done.stdout
-
-    def qmgr(self, directive: str) -> str:
-        return self.sh("qmgr", "-c", directive)
-
     def setup(self, order: str, ncpus: int = 1) -> None:
         """The PTL set-up: ``expressq`` (Priority 200), the node's ncpus, preempt_order."""
         self.qmgr("create queue expressq queue_type=execution,Priority=200,enabled=true,"
@@ -55,7 +47,7 @@ class PreemptRig:
     def submit(self, body: str, *options: str) -> str:
         workdir = Path(tempfile.mkdtemp(prefix="job-", dir=str(self.home)))
         workdir.chmod(0o755)
-        jobid = self.cluster.qsub(body, *options, cwd=str(workdir))
+        jobid = self.qsub(body, *options, cwd=str(workdir))
         self.workdirs[jobid] = workdir
         return jobid
 
@@ -63,57 +55,12 @@ class PreemptRig:
         """The directory the job was submitted from (its output and files land there)."""
         return self.workdirs[jobid]
 
-    def hook(self, name: str, events: str, body: str) -> None:
-        """A site hook, through the requests ``qmgr create hook`` / ``import hook`` send."""
-        self.cluster.call("manager", command="create", objtype="hook", name=name,
-                          attrs=[["event", "=", events]])
-        self.cluster.call("hookio", command="import", name=name,
-                          content_type="application/x-python", encoding="default",
-                          content="import pbs\ne = pbs.event()\n" + body)
-
     # -- state --------------------------------------------------------------------------------
-    def attrs(self, jobid: str) -> Dict[str, str]:
-        return self.cluster.job(jobid)
-
-    def wait(self, jobid: str, states: str, timeout: float = 30.0,
-             run_count: int = 1, started: bool = True) -> Dict[str, str]:
-        """Poll (bounded) until the job is in one of ``states`` with at least ``run_count``;
-        R with ``started`` also waits for the mom's start report (``session_id``)."""
-        deadline = time.monotonic() + timeout
-        seen: Dict[str, str] = {}
-        while time.monotonic() < deadline:
-            try:
-                seen = self.attrs(jobid)
-            except PbsError:
-                seen = {}
-            state = seen.get("job_state", "?")
-            # R once the mom reported the start (session_id): a victim that really runs
-            if state in states and int(seen.get("run_count", "0")) >= run_count and \
-                    (state != "R" or not started or "session_id" in seen):
-                return seen
-            time.sleep(POLL)
-        raise AssertionError("job %s not in %s within %.0f s; last seen %r"
-                             % (jobid, states, timeout, seen))
-
-    # -- logs ---------------------------------------------------------------------------------
-    def _all_lines(self, daemon: str) -> List[str]:
-        lines: List[str] = []
-        for log in sorted(self.home.glob(_LOGS[daemon])):
-            lines.extend(log.read_text(errors="replace").splitlines())
-        return lines
-
-    def log_lines(self, daemon: str) -> List[str]:
-        """This test's lines of a daemon's logs (``server``, ``sched``, ``mom``), in order."""
-        return self._all_lines(daemon)[self.marks.get(daemon, 0):]
-
-    def wait_log(self, daemon: str, text: str, timeout: float = 30.0) -> List[str]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            lines = self.log_lines(daemon)
-            if any(text in line for line in lines):
-                return lines
-            time.sleep(POLL)
-        raise AssertionError("no %r in the %s log within %.0f s" % (text, daemon, timeout))
+    def wait(self, jobid: str, states: str = "F", timeout: float = 30.0, run_count: int = 1,
+             started: bool = True) -> Dict[str, str]:
+        """As :meth:`FakeCluster.wait`, but by default R means a victim that really runs (the
+        mom reported its start) and Q means after a first run."""
+        return super().wait(jobid, states, timeout, run_count, started)
 
     def mom_job_dir(self, jobid: str) -> Path:
         return paths.mom_priv(self.home, "vm") / "jobs" / jobid
@@ -122,16 +69,6 @@ class PreemptRig:
         """The mom still holds a job (its job directory is there)."""
         jobs = paths.mom_priv(self.home, "vm") / "jobs"
         return jobs.exists() and any(jobs.iterdir())
-
-    @staticmethod
-    def wait_for(ready: Callable[[], bool], timeout: float, what: str = "condition") -> None:
-        """Poll ``ready`` (bounded) until it holds."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if ready():
-                return
-            time.sleep(POLL)
-        raise AssertionError("%s not met within %.0f s" % (what, timeout))
 
 
 def index_of(lines: List[str], *parts: str, last: bool = False) -> int:

@@ -1,7 +1,7 @@
 """Preemption by deletion (``D``; OpenPBS design "Preemption via deletion", transcripts g03-g11
 and master g20-g27; PTL pbs_preemption.py test_preempt_delete / test_preempt_rerunable_false).
 """
-from preemptrig import NodeSampler, PreemptRig, index_of, ran_after
+from .preemptrig import NodeSampler, PreemptRig, index_of, ran_after
 
 VICTIM = "sleep 60"
 URGENT = "sleep 2"
@@ -12,7 +12,7 @@ def test_delete_preempts_a_non_rerunnable_job(rig: PreemptRig) -> None:
     271 and comment ``... and terminated by Scheduler@vm``; the express job then runs; the
     scheduler logs ``Job preempted by deletion`` before ``Job run``; no oversubscription."""
     rig.setup("D")
-    with NodeSampler(rig.cluster) as sampler:
+    with NodeSampler(rig) as sampler:
         victim = rig.submit(VICTIM, "-r", "n")
         rig.wait(victim, "R")
         urgent = rig.submit(URGENT, "-q", "expressq")
@@ -36,12 +36,12 @@ def test_rd_requeues_a_rerunnable_victim(rig: PreemptRig) -> None:
     """Master g30-g36: RD with a rerunnable victim: requeued (``Job preempted by requeuing``),
     back to Q with Exit_status -11 while the express job runs, then runs again after it."""
     rig.setup("RD")
-    with NodeSampler(rig.cluster) as sampler:
+    with NodeSampler(rig) as sampler:
         victim = rig.submit(VICTIM, "-r", "y")
         rig.wait(victim, "R")
         urgent = rig.submit(URGENT, "-q", "expressq")
         rig.wait(urgent, "R")
-        back = rig.attrs(victim)
+        back = rig.job(victim)
         assert back["job_state"] == "Q" and back["Exit_status"] == "-11", back
         assert "exec_vnode" not in back
         rig.wait(urgent, "F")
@@ -59,7 +59,7 @@ def test_rd_deletes_a_non_rerunnable_victim(rig: PreemptRig) -> None:
     (``preemption method requeue failed for job (15038)`` and PBS's req_reject line), the
     server falls through to D; the victim ends F/91, 271."""
     rig.setup("RD")
-    with NodeSampler(rig.cluster) as sampler:
+    with NodeSampler(rig) as sampler:
         victim = rig.submit(VICTIM, "-r", "n")
         rig.wait(victim, "R")
         urgent = rig.submit(URGENT, "-q", "expressq")
@@ -86,7 +86,7 @@ pbs.logmsg(pbs.LOG_DEBUG, 'slow %s done for ' + e.job.id)
 def _slow_hook_case(rig: PreemptRig, event: str) -> None:
     rig.setup("D")
     rig.hook("slow", event, SLOW_END % event)
-    with NodeSampler(rig.cluster) as sampler:
+    with NodeSampler(rig) as sampler:
         victim = rig.submit(VICTIM, "-r", "n")
         rig.wait(victim, "R")
         urgent = rig.submit(URGENT, "-q", "expressq")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from psij import Job, JobExecutor, JobSpec, JobState
 
-from preemptrig import PreemptRig
+from .preemptrig import PreemptRig
 from psijpbs.config import PBSProExecutorConfig
 
 

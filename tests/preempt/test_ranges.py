@@ -3,18 +3,18 @@ left and S below that (reference §7.1; PTL test_preempt_order_requeue_first and
 test_preempt_order_requeue_second), and validation of the settings (d08*, pbs_preempt_params)."""
 import time
 
-from preemptrig import NodeSampler, PreemptRig, index_of
+from .preemptrig import NodeSampler, PreemptRig, index_of
 
 
 def test_range_before_the_threshold_requeues(rig: PreemptRig) -> None:
     """``"R 50 S"``, victim walltime 60 s preempted at once: 100 % left -> requeued."""
     rig.setup("R 50 S")
-    with NodeSampler(rig.cluster) as sampler:
+    with NodeSampler(rig) as sampler:
         victim = rig.submit("sleep 30", "-l", "walltime=60")
         rig.wait(victim, "R")
         urgent = rig.submit("sleep 1", "-q", "expressq")
         rig.wait(urgent, "R")
-        assert rig.attrs(victim)["job_state"] == "Q"
+        assert rig.job(victim)["job_state"] == "Q"
     assert index_of(rig.log_lines("sched"), victim, "Job preempted by requeuing") >= 0
     assert sampler.violations == []
     rig.sh("qdel", victim)
@@ -23,13 +23,13 @@ def test_range_before_the_threshold_requeues(rig: PreemptRig) -> None:
 def test_range_after_the_threshold_suspends(rig: PreemptRig) -> None:
     """``"R 50 S"``, victim walltime 6 s preempted after 4 s: under 50 % left -> suspended."""
     rig.setup("R 50 S")
-    with NodeSampler(rig.cluster) as sampler:
+    with NodeSampler(rig) as sampler:
         victim = rig.submit("sleep 30", "-l", "walltime=6")
         started = rig.wait(victim, "R")
         time.sleep(max(0.0, int(started["stime"]) + 4 - time.time()))
         urgent = rig.submit("sleep 1", "-q", "expressq")
         rig.wait(urgent, "R")
-        assert rig.attrs(victim)["job_state"] == "S"
+        assert rig.job(victim)["job_state"] == "S"
     assert index_of(rig.log_lines("sched"), victim, "Job preempted by suspension") >= 0
     assert sampler.violations == []
     rig.sh("qdel", victim)
@@ -42,7 +42,7 @@ def test_invalid_settings_are_rejected(rig: PreemptRig) -> None:
                       'set sched preempt_order = "SCR 80 70"',
                       'set sched preempt_prio = "express_queue, nrmal_jobs"',
                       "set sched preempt_sort = max_time"):
-        done = rig.cluster.run(["qmgr", "-c", directive])
+        done = rig.run(["qmgr", "-c", directive])
         assert done.returncode == 166, (directive, done.stderr)
         assert "Illegal attribute or resource value" in done.stderr
     listing = rig.qmgr("list sched default")

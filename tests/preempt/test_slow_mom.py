@@ -9,7 +9,8 @@ the scheduler stuck waiting for it (the CI failure of session 2).
 import time
 
 from fake_pbs import control
-from preemptrig import NodeSampler, PreemptRig, index_of, ran_after
+from fake_pbs.testing import wait_for
+from .preemptrig import NodeSampler, PreemptRig, index_of, ran_after
 
 VICTIM = "sleep 60"
 URGENT = "sleep 2"
@@ -33,12 +34,12 @@ def test_requeue_reaches_a_run_the_mom_has_not_taken_yet(rig: PreemptRig) -> Non
     mom takes it (Exit_status -11, back to Q); the express job runs; no orphan, no overlap."""
     rig.setup("R")
     _slow(rig)
-    with NodeSampler(rig.cluster) as sampler:
+    with NodeSampler(rig) as sampler:
         victim = rig.submit(VICTIM, "-r", "y")
         rig.wait(victim, "R", timeout=10, started=False)
         urgent = rig.submit(URGENT, "-q", "expressq")
         rig.wait(urgent, "R", timeout=30)
-        back = rig.attrs(victim)
+        back = rig.job(victim)
         assert back["job_state"] == "Q" and back["Exit_status"] == "-11", back
         rig.wait(urgent, "F", timeout=30)
         rig.wait(victim, "R", run_count=2, timeout=30)
@@ -54,29 +55,29 @@ def test_suspend_reaches_a_run_the_mom_has_not_taken_yet(rig: PreemptRig) -> Non
     the express job."""
     rig.setup("S")
     _slow(rig)
-    with NodeSampler(rig.cluster) as sampler:
+    with NodeSampler(rig) as sampler:
         # PBS starts a job in its owner's home: the ticks go to the submission directory
         victim = rig.submit('for i in $(seq 1 40); do date +%s >> "$PBS_O_WORKDIR/ticks"; '
                             'sleep 0.25; done')
         rig.wait(victim, "R", timeout=10, started=False)
         urgent = rig.submit("sleep 4", "-q", "expressq")
         rig.wait(urgent, "R", timeout=30)
-        assert rig.attrs(victim)["job_state"] == "S"
+        assert rig.job(victim)["job_state"] == "S"
         ticks = rig.workdir(victim) / "ticks"
         # The held SIGSTOP goes out when the mom reports the start (session_id), which on a
         # loaded host may come well after the express job ran: wait for the shell to be stopped
         # (its first tick may precede the stop) before sampling, not for a fixed time.
-        rig.wait_for(lambda: "session_id" in rig.attrs(victim), 30, "the victim's start report")
-        shell = int(rig.attrs(victim)["session_id"])
-        rig.wait_for(lambda: _stopped(shell), 30, "the victim's shell stopped by the SIGSTOP")
+        wait_for(lambda: "session_id" in rig.job(victim), 30, "the victim's start report")
+        shell = int(rig.job(victim)["session_id"])
+        wait_for(lambda: _stopped(shell), 30, "the victim's shell stopped by the SIGSTOP")
         before = ticks.read_text() if ticks.exists() else ""
         time.sleep(1.5)  # a running victim would add about six ticks meanwhile
-        assert rig.attrs(urgent).get("job_state") == "R"
+        assert rig.job(urgent).get("job_state") == "R"
         after = ticks.read_text() if ticks.exists() else ""
         assert after == before, "the suspended victim went on running"
         rig.wait(urgent, "F", timeout=30)
         rig.wait(victim, "R", timeout=30)
-        rig.wait_for(ticks.exists, 30, "the resumed victim's ticks")  # the file is the right one
+        wait_for(ticks.exists, 30, "the resumed victim's ticks")  # the file is the right one
     assert sampler.violations == []
     rig.sh("qdel", victim)
 
@@ -90,4 +91,4 @@ def test_qdel_force_and_reset_kill_reach_a_run_the_mom_has_not_taken_yet(
     rig.wait(victim, "R", timeout=10, started=False)
     rig.sh("qdel", "-W", "force", victim)
     rig.wait(victim, "F", timeout=30)
-    rig.wait_for(lambda: not rig.mom_has_jobs(), 20, "the mom's end of the job")
+    wait_for(lambda: not rig.mom_has_jobs(), 20, "the mom's end of the job")

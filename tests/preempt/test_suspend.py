@@ -1,6 +1,6 @@
 """Preemption by suspension (default preempt_order SCR; master g40-g44, extra k06) and the
 resume of the suspended job once the express job is done."""
-from preemptrig import NodeSampler, PreemptRig, index_of
+from .preemptrig import NodeSampler, PreemptRig, index_of
 
 
 def test_scr_suspends_then_resumes(rig: PreemptRig) -> None:
@@ -9,14 +9,14 @@ def test_scr_suspends_then_resumes(rig: PreemptRig) -> None:
     the scheduler resumes the victim (server ``resume job by Scheduler@vm``, sched ``Job run``).
     C is skipped (no checkpoint action) and R is never needed."""
     rig.setup("SCR")
-    with NodeSampler(rig.cluster) as sampler:
+    with NodeSampler(rig) as sampler:
         victim = rig.submit("sleep 30")
         rig.wait(victim, "R")
         urgent = rig.submit("sleep 2", "-q", "expressq")
         rig.wait(urgent, "R")
-        held = rig.attrs(victim)
+        held = rig.job(victim)
         assert held["job_state"] == "S" and held["substate"] == "45", held
-        node = dict(rig.cluster.call("statnode", name="vm", vnodes=True)[0]["attrs"])
+        node = dict(rig.call("statnode", name="vm", vnodes=True)[0]["attrs"])
         assert node["resources_assigned.ncpus"] == "1"
         rig.wait(urgent, "F")
         again = rig.wait(victim, "R")
@@ -39,15 +39,15 @@ def test_several_victims_for_one_multi_chunk_job(rig: PreemptRig) -> None:
     2-cpu node needs both running 1-cpu jobs out of the way: both are suspended, the express
     job runs, then both resume."""
     rig.setup("S", ncpus=2)
-    with NodeSampler(rig.cluster) as sampler:
+    with NodeSampler(rig) as sampler:
         first = rig.submit("sleep 30")
         second = rig.submit("sleep 30")
         rig.wait(first, "R")
         rig.wait(second, "R")
         urgent = rig.submit("sleep 2", "-q", "expressq", "-l", "select=2:ncpus=1")
         rig.wait(urgent, "R")
-        assert rig.attrs(first)["job_state"] == "S"
-        assert rig.attrs(second)["job_state"] == "S"
+        assert rig.job(first)["job_state"] == "S"
+        assert rig.job(second)["job_state"] == "S"
         rig.wait(urgent, "F")
         rig.wait(first, "R")
         rig.wait(second, "R")
@@ -62,7 +62,7 @@ def test_several_victims_for_one_multi_chunk_job(rig: PreemptRig) -> None:
 def test_multi_chunk_job_deletes_several_victims(rig: PreemptRig) -> None:
     """As above with D: both victims end F/91 (271) before the express job starts."""
     rig.setup("D", ncpus=2)
-    with NodeSampler(rig.cluster) as sampler:
+    with NodeSampler(rig) as sampler:
         first = rig.submit("sleep 30")
         second = rig.submit("sleep 30")
         rig.wait(first, "R")
@@ -87,8 +87,8 @@ def test_only_lower_priority_jobs_are_victims(rig: PreemptRig) -> None:
     rig.wait(first, "R")
     second = rig.submit("sleep 1")
     rig.wait_log("sched", ";%s;Considering job to run" % second)
-    assert rig.attrs(first)["job_state"] == "R"
-    assert rig.attrs(second)["job_state"] == "Q"
+    assert rig.job(first)["job_state"] == "R"
+    assert rig.job(second)["job_state"] == "Q"
     rig.sh("qdel", first)
 
 
@@ -100,17 +100,17 @@ def test_qrun_on_a_full_node_suspends_a_running_job(rig: PreemptRig) -> None:
     Scheduler@vm``, comment ``Job run at ...``); qrun returns 0 once it runs, and the victim
     resumes when the qrun'd job ends."""
     rig.setup("SCR")
-    with NodeSampler(rig.cluster) as sampler:
+    with NodeSampler(rig) as sampler:
         victim = rig.submit("sleep 30")
         rig.wait(victim, "R")
         forqrun = rig.submit("sleep 2")
         rig.wait_log("sched", ";%s;Not enough free nodes available" % forqrun)
-        assert rig.attrs(forqrun)["job_state"] == "Q"
+        assert rig.job(forqrun)["job_state"] == "Q"
         rig.sh("qrun", forqrun)
-        ran = rig.attrs(forqrun)
+        ran = rig.job(forqrun)
         assert ran["job_state"] == "R", ran
         assert ran["comment"].startswith("Job run at "), ran["comment"]
-        held = rig.attrs(victim)
+        held = rig.job(victim)
         assert held["job_state"] == "S" and held["substate"] == "45", held
         rig.wait(forqrun, "F")
         rig.wait(victim, "R")

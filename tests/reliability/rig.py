@@ -1,4 +1,5 @@
-"""A private fake cluster per test module, with crash controls and a sweep of its processes.
+"""A private fake cluster per test (fake_pbs.testing's harness), with crash controls and a sweep
+of its processes.
 
 Each :class:`Rig` owns a fresh ``FAKE_PBS_HOME`` under /tmp (short, so the sockets fit), starts
 its daemons through ``fake_pbs.control`` (as ``fake-pbs start`` does) and, in :meth:`Rig.close`,
@@ -11,44 +12,35 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any, Callable, Dict, Optional, Sequence
 
-from fake_pbs import control, paths, protocol
+from fake_pbs import control, paths
 from fake_pbs.model.errors import PbsError
+from fake_pbs.testing import FakeCluster, wait_for
 
 BIN = str(paths.bin_dir())
 # An interpreter every user may run (the venv's may live under root's home).
 USER_PYTHON = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
-POLL = 0.05
 
 
-class Rig:
+class Rig(FakeCluster):
     """One fake cluster in its own home: ``hosts`` like ``["n1:ncpus=4"]``."""
 
     def __init__(self, hosts: Sequence[str] = ("n1:ncpus=4", "n2:ncpus=4"),
                  server_name: str = "vm", config: Optional[Dict[str, Any]] = None) -> None:
-        self.home = Path(tempfile.mkdtemp(prefix="fprel", dir="/tmp"))
-        self.home.chmod(0o755)
+        home = Path(tempfile.mkdtemp(prefix="fprel", dir="/tmp"))
+        home.chmod(0o755)
         # Fake-only settings (node_down_after, ...) go into cluster.json before the start.
-        paths.config_file(self.home).write_text(json.dumps(dict(config or {})))
+        paths.config_file(home).write_text(json.dumps(dict(config or {})))
+        super().__init__(home, server_name, [control.parse_host(h) for h in hosts])
         self.work = self.home / "work"
         self.work.mkdir()
         self.work.chmod(0o777)
-        self.server_name = server_name
-        self.hosts = [control.parse_host(h) for h in hosts]
-        self.env = dict(os.environ)
-        self.env["FAKE_PBS_HOME"] = str(self.home)
-        self.env["PATH"] = BIN + os.pathsep + self.env.get("PATH", "")
-        self.env["FAKE_PBS_AUTOSTART"] = "0"
         # The commands start as ``python3 -S``; a pyenv shim would cost more than the command.
         self.env.setdefault("FAKE_PBS_PYTHON", sys.executable)
 
     # -- life -----------------------------------------------------------------------------------
-    def start(self) -> None:
-        control.start(self.home, self.server_name, self.hosts)
-
     def restart_missing(self) -> None:
         """``fake-pbs start``: bring back whichever daemons are not running."""
         done = self.run([sys.executable, BIN + "/fake-pbs", "start"])
@@ -69,12 +61,9 @@ class Rig:
         shutil.rmtree(str(self.home), ignore_errors=True)
 
     # -- talking to it ----------------------------------------------------------------------------
-    def call(self, op: str, **args: Any) -> Any:
-        return protocol.call_once(paths.server_socket(self.home), op, 30.0, **args)
-
-    def run(self, argv: Sequence[str], input: Optional[str] = None,
-            user: Optional[str] = None, env: Optional[Dict[str, str]] = None,
-            cwd: Optional[str] = None) -> "subprocess.CompletedProcess[str]":
+    def run(self, argv: Sequence[str], input: Optional[str] = None, cwd: Optional[str] = None,
+            user: Optional[str] = None,
+            env: Optional[Dict[str, str]] = None) -> "subprocess.CompletedProcess[str]":
         """Run a command against this cluster (as ``user`` when given: needs root)."""
         extra: Dict[str, Any] = {}
         if user is not None:
@@ -88,15 +77,14 @@ class Rig:
                               stderr=subprocess.PIPE, universal_newlines=True, timeout=60,
                               **extra)
 
-    def qsub(self, body: str, *options: str, user: Optional[str] = None) -> str:
-        done = self.run(["qsub"] + list(options), input="#!/bin/sh\n" + body + "\n", user=user)
+    def qsub(self, body: str, *options: str, cwd: Optional[str] = None,
+             user: Optional[str] = None) -> str:
+        """Submit ``body`` on qsub's standard input (as ``user`` when given)."""
+        done = self.run(["qsub"] + list(options), input="#!/bin/sh\n" + body + "\n", cwd=cwd,
+                        user=user)
         assert done.returncode == 0, "qsub %s: rc %d %s" % (
             options, done.returncode, done.stderr)
         return done.stdout.strip()
-
-    def job(self, jobid: str) -> Dict[str, str]:
-        records = self.call("statjob", id=jobid, extend="x")
-        return {name: value for name, value in records[0]["attrs"]}
 
     def jobs(self) -> Dict[str, Dict[str, str]]:
         return {r["id"]: dict(r["attrs"]) for r in self.call("statjob", id=None, extend="x")}
@@ -104,21 +92,11 @@ class Rig:
     def node(self, name: str) -> Dict[str, str]:
         return dict(self.call("statnode", name=name, vnodes=False)[0]["attrs"])
 
-    def wait(self, jobid: str, states: str = "F", timeout: float = 40.0) -> Dict[str, str]:
-        attrs: Dict[str, str] = {}
-
-        def reached() -> bool:
-            nonlocal attrs
-            try:
-                attrs = self.job(jobid)
-            except (PbsError, OSError):
-                return False
-            state = attrs.get("job_state", "?")
-            # R counts once the mom reported the run started (session_id): R alone is only the
-            # server's send, and a crash test must hit a job that really runs.
-            return state in states and (state != "R" or "session_id" in attrs)
-        wait_for(reached, timeout, lambda: "job %s never reached %s: %r" % (jobid, states, attrs))
-        return attrs
+    def wait(self, jobid: str, states: str = "F", timeout: float = 40.0, run_count: int = 0,
+             started: bool = True) -> Dict[str, str]:
+        """As :meth:`FakeCluster.wait`; R counts once the mom reported the run started: R alone
+        is only the server's send, and a crash test must hit a job that really runs."""
+        return super().wait(jobid, states, timeout, run_count, started)
 
     def wait_all(self, jobids: Sequence[str], timeout: float = 60.0) -> Dict[str, Dict[str, str]]:
         seen: Dict[str, Dict[str, str]] = {}
@@ -136,16 +114,6 @@ class Rig:
         return seen
 
 
-def wait_for(check: Callable[[], bool], timeout: float, why: Callable[[], str]) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return
-        time.sleep(POLL)
-    if not check():
-        raise AssertionError(why())
-
-
 def _become(uid: int, gid: int, user: str) -> Callable[[], None]:
     def change() -> None:
         os.initgroups(user, gid)
@@ -155,3 +123,4 @@ def _become(uid: int, gid: int, user: str) -> Callable[[], None]:
 
 
 sweep = control.sweep
+__all__ = ["BIN", "USER_PYTHON", "Rig", "sweep", "wait_for"]

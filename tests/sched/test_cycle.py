@@ -1,5 +1,5 @@
 """Cycle rules: FIFO, queue priority, skipped jobs/queues, scheduling off, equivalence classes."""
-from sched_helpers import cycle, job, node, queue, running
+from .sched_helpers import cycle, job, node, queue, running
 
 
 def _ran(result: object) -> list:  # type: ignore[type-arg]

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fake_pbs.model.nodes import parse_exec_host, parse_exec_vnode
-from sched_helpers import cycle, job, node
+from .sched_helpers import cycle, job, node
 
 _SELECTS = st.sampled_from([
     "1:ncpus=1", "1:ncpus=2", "2:ncpus=1", "1:ncpus=3:mem=1gb", "3:ncpus=1:mem=512mb",

@@ -1,5 +1,5 @@
 """Placement: exec_vnode/exec_host strings, pack vs scatter vs free, multi-chunk, excl, comments."""
-from sched_helpers import cycle, job, node, running
+from .sched_helpers import cycle, job, node, running
 
 
 def test_two_cpu_chunk_on_one_host() -> None:

@@ -6,7 +6,7 @@ import pytest
 from fake_pbs.model.errors import PBSE_BADATVAL, PbsError
 from fake_pbs.model.preempt import OrderStep, check_preempt_queue_prio, check_preempt_sort, \
     methods_for, parse_preempt_order, parse_preempt_prio, usable_methods
-from sched_helpers import cycle, job, node, queue, running
+from .sched_helpers import cycle, job, node, queue, running
 
 _EXPRESS = {"workq": queue(0), "express": queue(200)}
 
@@ -164,7 +164,7 @@ def test_same_level_is_not_preempted() -> None:
 def test_pending_victims_are_not_chosen_again() -> None:
     """Victims already being preempted carry preempt_pending and are skipped."""
     victim = running(1, "(vm:ncpus=1)", "vm/0")
-    victim["_preempt_pending"] = "1"
+    victim["preempt_pending"] = "1"
     result = cycle({"vm": node(1)}, [victim, job(2, queue_name="express")], queues=_EXPRESS)
     assert result.preempt == []
 

@@ -12,7 +12,7 @@ from typing import Any, Dict, Iterator
 
 import pytest
 
-from reliability.rig import Rig
+from ..reliability.rig import Rig
 
 
 def need_users() -> None:
@@ -54,7 +54,7 @@ def raw_as(rig: Rig, user: str, op: str, **args: Any) -> Dict[str, Any]:
     """Send one raw request to the server as ``user`` (what a hand-made client could send):
     ``{"ok": True, "data": ...}`` or ``{"ok": False, "code": ..., "msg": ...}``."""
     from fake_pbs import paths
-    from reliability.rig import USER_PYTHON
+    from ..reliability.rig import USER_PYTHON
 
     env = dict(rig.env, PYTHONPATH=str(Path(paths.__file__).resolve().parent.parent))
     request = dict(args, op=op, socket=str(paths.server_socket(rig.home)))

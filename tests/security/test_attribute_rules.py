@@ -15,7 +15,7 @@ from typing import Any, Dict, Iterator
 import pytest
 
 from fake_pbs import paths
-from reliability.rig import USER_PYTHON, Rig, _become
+from ..reliability.rig import USER_PYTHON, Rig, _become
 
 USERS = ("pbsuser", "pbsuser2")
 

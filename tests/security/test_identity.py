@@ -9,9 +9,11 @@ that does not exist or does not contain the user is ``Bad GID for job execution`
 import grp
 import pwd
 
+from typing import List
+
 import pytest
 
-from reliability.rig import Rig
+from ..reliability.rig import Rig
 
 BAD_UID = "qsub: Bad UID for job execution\n"
 BAD_GID = "qsub: Bad GID for job execution\n"
@@ -26,7 +28,7 @@ BAD_GID = "qsub: Bad GID for job execution\n"
     (["-W", "group_list=root"], BAD_GID, 197),
     (["-W", "group_list=no_such_group_x9"], BAD_GID, 197),
 ])
-def test_foreign_user_or_group_is_refused(rig: Rig, option: list, stderr: str,
+def test_foreign_user_or_group_is_refused(rig: Rig, option: List[str], stderr: str,
                                           code: int) -> None:
     done = rig.run(["qsub"] + option, input="#!/bin/sh\ntrue\n", user="pbsuser")
     assert (done.returncode, done.stderr, done.stdout) == (code, stderr, "")

@@ -10,7 +10,7 @@ import pwd
 import stat
 from pathlib import Path
 
-from reliability.rig import Rig, wait_for
+from ..reliability.rig import Rig, wait_for
 
 
 def _victim(rig: Rig, name: str) -> Path:

@@ -6,16 +6,18 @@ PBS's commands resolve the suffix as a server host (get_server); one that does n
 line in qdel.c, qalter.c, qhold.c, qrls.c, qsig.c, qrerun.c, qrun.c, qmove.c).  A raw request
 naming such an id is an unknown job (15001) at the server.
 """
+from typing import List
+
 import pytest
 
 from fake_pbs.model.errors import PBSE_UNKJOBID, PbsError
-from reliability.rig import Rig
+from ..reliability.rig import Rig
 
 
 @pytest.mark.parametrize("argv", [["qdel"], ["qalter", "-N", "x"], ["qhold"], ["qrls"],
                                   ["qsig", "-s", "SIGTERM"], ["qrerun"], ["qmove", "workq"],
                                   ["qrun"]])
-def test_commands_refuse_a_foreign_suffix(rig: Rig, argv: list) -> None:
+def test_commands_refuse_a_foreign_suffix(rig: Rig, argv: List[str]) -> None:
     jobid = rig.qsub("sleep 30", "-h", user="pbsuser")
     foreign = jobid.split(".")[0] + ".othersrv"
     user = "root" if argv[0] == "qrun" else "pbsuser"

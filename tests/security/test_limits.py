@@ -15,7 +15,7 @@ import pytest
 
 from fake_pbs import control, paths
 from fake_pbs.model.errors import PBSE_PROTOCOL
-from reliability.rig import USER_PYTHON, Rig, _become, wait_for
+from ..reliability.rig import USER_PYTHON, Rig, _become, wait_for
 
 _HOLDER = r"""
 import resource, socket, sys, time

@@ -5,7 +5,7 @@ qrerun) and set or unset the attributes that are not manager-only (``NO_USER_SET
 ``MGR_ONLY_SET`` in OpenPBS's attribute definitions), but not create or delete objects; everyone
 else gets ``Unauthorized Request`` (15007; transcripts d10g, k05m).
 """
-from reliability.rig import Rig
+from ..reliability.rig import Rig
 
 QMGR_PERM = ("qmgr obj=%s svr=default: Unauthorized Request \n"
              "qmgr: Error (15007) returned from server\n")

@@ -9,7 +9,7 @@ the server as PBS's ECL checks them.
 import pytest
 
 from fake_pbs.model.errors import PBSE_BADATVAL, PBSE_JOBNBIG
-from reliability.rig import Rig
+from ..reliability.rig import Rig
 
 from .conftest import raw_as
 

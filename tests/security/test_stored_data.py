@@ -9,7 +9,7 @@ import stat
 from pathlib import Path
 from typing import List
 
-from reliability.rig import USER_PYTHON, Rig
+from ..reliability.rig import USER_PYTHON, Rig
 
 SECRET = "secret-token-7f3a"
 

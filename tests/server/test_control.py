@@ -11,7 +11,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Iterator, List
+from typing import Any, Dict, Iterator, List
 
 import pytest
 
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.cluster  # every test starts and stops clusters of its 
 BIN = str(paths.bin_dir())
 
 
-def _env(home: Path, autostart: bool = False) -> dict:
+def _env(home: Path, autostart: bool = False) -> Dict[str, str]:
     env = dict(os.environ)
     env["FAKE_PBS_HOME"] = str(home)
     env["PATH"] = BIN + os.pathsep + env.get("PATH", "")
@@ -30,13 +30,14 @@ def _env(home: Path, autostart: bool = False) -> dict:
     return env
 
 
-def _run(home: Path, argv: List[str], autostart: bool = False) -> subprocess.CompletedProcess:
+def _run(home: Path, argv: List[str],
+         autostart: bool = False) -> "subprocess.CompletedProcess[str]":
     return subprocess.run(argv, env=_env(home, autostart), cwd=str(home),
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                           universal_newlines=True, timeout=60)
 
 
-def _call(home: Path, op: str, **args: object) -> object:
+def _call(home: Path, op: str, **args: object) -> Any:
     channel = protocol.connect(paths.server_socket(home), timeout=10)
     try:
         return protocol.call(channel, op, **args)
@@ -61,7 +62,7 @@ def test_start_writes_config_and_stop_ends_daemons(home: Path) -> None:
     assert done.returncode == 0, done.stderr
     report = control.status(home)
     assert report["server"]["answers"] and report["moms"]["h1"]["answers"]
-    node = _call(home, "statnode", name="h1", vnodes=False)[0]  # type: ignore[index]
+    node = _call(home, "statnode", name="h1", vnodes=False)[0]
     attrs = dict(node["attrs"])
     assert attrs["resources_available.ncpus"] == "2"
     assert attrs["resources_available.mem"] == "4194304kb"
@@ -89,7 +90,7 @@ def test_kill_server_loses_no_job(home: Path) -> None:
     assert not control.server_answers(home, 0.5)
     control.start(home)
     listing = _call(home, "statjob", id=None, extend="")
-    assert [j["id"] for j in listing] == held  # type: ignore[index]
+    assert [j["id"] for j in listing] == held
     assert _run(home, ["qsub", "-h", str(script)]).stdout.strip() == "3.vm"
 
 
@@ -106,13 +107,13 @@ def test_running_job_survives_server_restart(home: Path) -> None:
     assert attrs["Exit_status"] == "4" and attrs["comment"].endswith(" and failed")
 
 
-def _wait_state(home: Path, jobid: str, state: str) -> dict:
+def _wait_state(home: Path, jobid: str, state: str) -> Dict[str, str]:
     import time
     deadline = time.monotonic() + 30
-    attrs: dict = {}
+    attrs: Dict[str, str] = {}
     while time.monotonic() < deadline:
         record = _call(home, "statjob", id=jobid, extend="x")
-        attrs = dict(record[0]["attrs"])  # type: ignore[index]
+        attrs = dict(record[0]["attrs"])
         if attrs.get("job_state") == state:
             return attrs
         time.sleep(0.1)
@@ -122,7 +123,7 @@ def _wait_state(home: Path, jobid: str, state: str) -> dict:
 def test_concurrent_autostart_starts_one_cluster(home: Path) -> None:
     """Many first commands at once (autostart): one server, every command succeeds."""
     control.parse_host("x")  # the defaults (node1, node2) are used: no cluster.json yet
-    results: List[subprocess.CompletedProcess] = []
+    results: List["subprocess.CompletedProcess[str]"] = []
 
     def one() -> None:
         results.append(_run(home, ["qstat", "-B"], autostart=True))
@@ -142,8 +143,8 @@ def test_two_clusters_side_by_side(home: Path) -> None:
     try:
         control.start(home, "one", [control.parse_host("a:ncpus=1")])
         control.start(other, "two", [control.parse_host("b:ncpus=1")])
-        assert _call(home, "ping")["server_name"] == "one"  # type: ignore[index]
-        assert _call(other, "ping")["server_name"] == "two"  # type: ignore[index]
+        assert _call(home, "ping")["server_name"] == "one"
+        assert _call(other, "ping")["server_name"] == "two"
     finally:
         control.stop(other)
         shutil.rmtree(str(other), ignore_errors=True)

@@ -15,12 +15,11 @@ _ORDER = ["Obit sent", "copy file request received", "Staged 2/2 items out over 
           "no active tasks", "delete job request received", "kill_job"]
 
 
-def _mom_lines(home: Path, jobid: str) -> List[str]:
+def _mom_lines(cluster: FakeCluster, jobid: str) -> List[str]:
+    """This test's mom log lines about ``jobid`` (ids restart at 0 after each reset: the
+    session's logs hold earlier jobs of the same id)."""
     mark = ";pbs_mom;Job;%s;" % jobid
-    lines: List[str] = []
-    for path in sorted((home / "mom_logs").glob("*/*")):
-        lines += [ln.split(mark, 1)[1] for ln in path.read_text().splitlines() if mark in ln]
-    return lines
+    return [ln.split(mark, 1)[1] for ln in cluster.log_lines("mom") if mark in ln]
 
 
 def test_output_is_staged_on_the_servers_copy_request(fake_pbs: FakeCluster,
@@ -35,7 +34,7 @@ def test_output_is_staged_on_the_servers_copy_request(fake_pbs: FakeCluster,
     tail: List[str] = []
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:  # the delete job request is sent in the background
-        lines = _mom_lines(fake_pbs.home, jobid)
+        lines = _mom_lines(fake_pbs, jobid)
         tail = lines[lines.index("Obit sent"):] if "Obit sent" in lines else []
         if tail[-2:] == _ORDER[-2:]:
             break

@@ -3,7 +3,7 @@ expiry-ordered history instead of a walk over every job."""
 from typing import Any, Dict, List
 
 from fake_pbs.server.jobindex import JobIndex
-from fake_pbs.server.scheduling import Scheduler
+from fake_pbs.server.sched.loop import Scheduler
 
 
 class _State:

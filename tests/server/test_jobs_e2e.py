@@ -2,7 +2,7 @@
 
 Each test names the golden transcript (docs: /work/shared/fidelity) whose behaviour it pins.
 """
-from typing import Dict
+from typing import Dict, List
 
 import pytest
 
@@ -10,7 +10,7 @@ from fake_pbs.model.errors import PBSE_HISTJOBID, PBSE_UNKQUE, PbsError
 from fake_pbs.testing import FakeCluster
 
 
-def _names(attrs: Dict[str, str]) -> list:
+def _names(attrs: Dict[str, str]) -> List[str]:
     return list(attrs)
 
 

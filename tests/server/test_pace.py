@@ -35,7 +35,7 @@ def home() -> Iterator[Path]:
         shutil.rmtree(str(path), ignore_errors=True)
 
 
-def _run(home: Path, argv: List[str]) -> subprocess.CompletedProcess:
+def _run(home: Path, argv: List[str]) -> "subprocess.CompletedProcess[str]":
     env = dict(os.environ, FAKE_PBS_HOME=str(home), FAKE_PBS_AUTOSTART="0")
     env["PATH"] = BIN + os.pathsep + env.get("PATH", "")
     return subprocess.run(argv, env=env, cwd=str(home), stdout=subprocess.PIPE,
@@ -60,7 +60,7 @@ def _script(home: Path, name: str, body: str) -> str:
 def _wait_state(home: Path, jobid: str, states: str, seconds: float = 30) -> Dict[str, str]:
     deadline = time.monotonic() + seconds
     attrs = _job(home, jobid)
-    while attrs.get("job_state") not in states and time.monotonic() < deadline:
+    while attrs.get("job_state", "?") not in states and time.monotonic() < deadline:
         time.sleep(0.1)
         attrs = _job(home, jobid)
     return attrs

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import List
 
-from fake_pbs.server import logs, nodes, reqlog, vnodestate
+from fake_pbs.server import logs, reqlog, vnodeslots, vnodestate
 from fake_pbs.testing import FakeCluster
 
 
@@ -74,15 +74,15 @@ def test_node_observer_sees_busy_and_free() -> None:
     """The vnode bookkeeping reports each job-busy/free flip (and only those) by name."""
     seen: List[str] = []
     table = {"vm": {"resources_available.ncpus": "2", "state": "free"}}
-    nodes.state_observer = lambda name, node, old: seen.append(
+    vnodeslots.state_observer = lambda name, node, old: seen.append(
         "%s %s->%s" % (name, old, node["state"]))
     try:
-        nodes.assign(table, "1.vm", "(vm:ncpus=1)")
-        nodes.assign(table, "2.vm", "(vm:ncpus=1)")
-        nodes.release(table, "1.vm", "(vm:ncpus=1)")
-        nodes.release(table, "2.vm", "(vm:ncpus=1)")
+        vnodeslots.assign(table, "1.vm", "(vm:ncpus=1)")
+        vnodeslots.assign(table, "2.vm", "(vm:ncpus=1)")
+        vnodeslots.release(table, "1.vm", "(vm:ncpus=1)")
+        vnodeslots.release(table, "2.vm", "(vm:ncpus=1)")
     finally:
-        nodes.state_observer = None
+        vnodeslots.state_observer = None
     assert seen == ["vm free->job-busy", "vm job-busy->free"]
 
 

@@ -1,6 +1,6 @@
 """Pure pieces of the server: job ids, vnode bookkeeping, attribute order, state counters."""
 from fake_pbs.model import attrs, states
-from fake_pbs.server import jobids, nodes
+from fake_pbs.server import jobids, vnodeslots
 
 
 def test_job_ids_normalize_like_pbs() -> None:
@@ -17,16 +17,16 @@ def test_exec_host_and_jobs_follow_cpu_slots() -> None:
     """e01: ``jobs = 15.vm/1``; i02: a 2-cpu chunk is ``vm/0*2``; b02: second job ``vm/1``."""
     table = {"vm": {"resources_available.ncpus": "2", "resources_assigned.ncpus": "0",
                     "state": "free"}}
-    assert nodes.assign(table, "1.vm", "(vm:ncpus=1)") == "vm/0"
-    assert nodes.assign(table, "2.vm", "(vm:ncpus=1)") == "vm/1"
+    assert vnodeslots.assign(table, "1.vm", "(vm:ncpus=1)") == "vm/0"
+    assert vnodeslots.assign(table, "2.vm", "(vm:ncpus=1)") == "vm/1"
     assert table["vm"]["jobs"] == "1.vm/0, 2.vm/1"
     assert table["vm"]["state"] == "job-busy"
-    nodes.release(table, "1.vm", "(vm:ncpus=1)")
+    vnodeslots.release(table, "1.vm", "(vm:ncpus=1)")
     assert table["vm"]["jobs"] == "2.vm/1"
     assert table["vm"]["state"] == "free"
     assert table["vm"]["resources_assigned.ncpus"] == "1"
-    nodes.release(table, "2.vm", "(vm:ncpus=1)")
-    assert nodes.assign(table, "3.vm", "(vm:ncpus=2)") == "vm/0*2"
+    vnodeslots.release(table, "2.vm", "(vm:ncpus=1)")
+    assert vnodeslots.assign(table, "3.vm", "(vm:ncpus=2)") == "vm/0*2"
 
 
 def test_job_attribute_order_matches_qstat_f() -> None:

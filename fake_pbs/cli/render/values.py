@@ -89,16 +89,3 @@ def split_name(key: str) -> Tuple[str, Optional[str]]:
     """``"Resource_List.ncpus"`` -> ``("Resource_List", "ncpus")``; plain names get ``None``."""
     name, dot, resource = key.partition(".")
     return (name, resource) if dot else (key, None)
-
-
-def pairs_of(attrs: Pairs) -> List[Pair]:
-    """Normalize the wire form (lists of two strings) to tuples."""
-    return [(str(item[0]), str(item[1])) for item in attrs]
-
-
-def get_value(attrs: Pairs, key: str) -> Optional[str]:
-    """The first value of ``key`` among ``attrs``, or None."""
-    for item in attrs:
-        if item[0] == key:
-            return str(item[1])
-    return None

@@ -1,4 +1,4 @@
-"""Request handlers, one module per family; ``load_all()`` imports them (and manager.py)."""
+"""Request handlers, one module per family; ``load_all()`` imports them."""
 import importlib
 
 from fake_pbs.server.handlers.registry import (Caller, Context, Handler, dispatch, handler,
@@ -6,16 +6,10 @@ from fake_pbs.server.handlers.registry import (Caller, Context, Handler, dispatc
 
 __all__ = ["Caller", "Context", "Handler", "dispatch", "handler", "registered", "load_all"]
 
-_MODULES = ("submit", "status", "control", "running", "admin")
+_MODULES = ("submit", "status", "jobctl", "running", "admin", "qmgr")
 
 
 def load_all() -> None:
     """Import every handler module so that their ``@handler`` registrations run."""
     for name in _MODULES:
         importlib.import_module("fake_pbs.server.handlers." + name)
-    try:
-        importlib.import_module("fake_pbs.server.manager")
-    except ImportError as err:
-        # manager.py is built by another engineer; the server runs without qmgr until it lands.
-        if "fake_pbs.server.manager" not in str(err) and "manager" not in str(err):
-            raise

@@ -88,7 +88,7 @@ def schedule(ctx: Context, request: Dict[str, Any]) -> Dict[str, int]:
 
     Unlocked: a cycle that preempts waits for its victims without the model lock.
     """
-    from fake_pbs.server.scheduling import Scheduler
+    from fake_pbs.server.sched.loop import Scheduler
     scheduler = ctx.app.scheduler
     if isinstance(scheduler, Scheduler):
         scheduler.cycle()

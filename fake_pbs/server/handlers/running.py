@@ -94,7 +94,7 @@ def runjob(ctx: Context, request: Dict[str, Any]) -> None:
             exec_vnode = "+".join("(%s:ncpus=%s)" % (host, job.get("Resource_List.ncpus", "1"))
                                   for host in exec_vnode.split("+"))
         scheduler = app.scheduler
-        from fake_pbs.server.scheduling import Scheduler
+        from fake_pbs.server.sched.loop import Scheduler
         if exec_vnode is None:
             try:
                 exec_vnode = _placement(ctx, job)
@@ -125,7 +125,7 @@ def _start(ctx: Context, job: Job, exec_vnode: str) -> None:
     lifecycle.set_state(job, st.QUEUED, st.SUB_QUEUED)
     scheduler = app.scheduler
     requestor = ctx.caller.name
-    from fake_pbs.server.scheduling import Scheduler
+    from fake_pbs.server.sched.loop import Scheduler
     if isinstance(scheduler, Scheduler):
         scheduler.apply_run(job["_id"], exec_vnode, "", [], requestor)
     else:
@@ -136,15 +136,16 @@ def _start(ctx: Context, job: Job, exec_vnode: str) -> None:
 
 
 def _placement(ctx: Context, job: Job) -> str:
-    from fake_pbs.server.scheduling import _load_cycle, public
+    from fake_pbs.server.sched.cycle import run_cycle
+    from fake_pbs.server.sched.loop import public
     state = ctx.app.state
     entry = public(job)
     entry["id"] = job["_id"]
     entry["job_state"] = st.QUEUED
-    result = _load_cycle()(dict(state.server), dict(state.sched),
-                           {n: dict(q) for n, q in state.queues.items()},
-                           {n: dict(a) for n, a in state.nodes.items()}, [entry],
-                           ctx.app.now())
+    result = run_cycle(dict(state.server), dict(state.sched),
+                       {n: dict(q) for n, q in state.queues.items()},
+                       {n: dict(a) for n, a in state.nodes.items()}, [entry],
+                       ctx.app.now())
     for run in result.runs:
         if run.jobid == job["_id"]:
             return str(run.exec_vnode)

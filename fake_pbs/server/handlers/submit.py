@@ -135,7 +135,7 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     name = attrs.get("Job_Name", "STDIN")
     job: Job = {"_id": jobid, "_seq": seq, "_uid": ctx.caller.uid, "_gid": ctx.caller.gid,
                 "_user": ctx.caller.user, "_group": _group_name(ctx.caller.gid),
-                "_script": str(request.get("script") or ""), "_cwd": cwd}
+                "_script": str(request.get("script") or "")}
     if request.get("token"):
         job["_submit_token"] = str(request["token"])  # for ``submitted`` (below)
     for key, value in attrs.items():

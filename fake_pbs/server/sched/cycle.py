@@ -93,7 +93,8 @@ class _Policy:
             self.levels = parse_preempt_prio(DEFAULT_PRIO)
         self.queue_prio = _number(sched.get("preempt_queue_prio"), float(DEFAULT_QUEUE_PRIO))
         self.enabled = not _false(sched.get("preemptive_sched"))
-        self.checkpoint = sched.get("_checkpoint_configured", "False") == "True"
+        # No checkpoint action can be configured in the fake: C is never usable (reference §7.2).
+        self.checkpoint = False
 
     def level(self, queue: Attrs) -> int:
         """Preemption priority of a job in ``queue``: higher preempts lower."""
@@ -195,7 +196,7 @@ class _Cycle:
             if not _eligible(job, self.queues, self.now):
                 continue
             queue = self.queues[job.get("queue", "")]
-            qtime = _number(job.get("qtime") or job.get("_qtime_epoch"))
+            qtime = _number(job.get("qtime"))
             keyed.append(((-self.level(job), -_number(queue.get("Priority")), qtime,
                            index), job))
         keyed.sort(key=lambda item: item[0])
@@ -266,7 +267,7 @@ class _Cycle:
         if self.running is None:
             self.running = [job for job in self.jobs
                             if job.get("job_state") == "R" and job.get("exec_vnode") and
-                            not (job.get("_preempt_pending") or job.get("preempt_pending"))]
+                            not job.get("preempt_pending")]
         found = []
         for job in self.running:
             if job["id"] in self.victimised:
@@ -328,8 +329,8 @@ def run_cycle(server: Attrs, sched: Attrs, queues: Mapping[str, Attrs],
     Nothing runs when ``scheduling`` is False on the server or the scheduler object. Jobs carry
     ``id`` and their attributes (``job_state``, ``queue``, ``Resource_List.*``, ``qtime`` epoch,
     ``exec_vnode``/``exec_host``/``stime`` when running). Victims of a preemption still under way
-    should carry ``preempt_pending`` (or ``_preempt_pending``) so they are not chosen twice, and
-    the high-priority job should not be passed again until its preemption finished.
+    should carry ``preempt_pending`` so they are not chosen twice, and the high-priority job
+    should not be passed again until its preemption finished.
     ``qrun``: the id of a job a manager asked to run (``qrun`` without ``-H``): it is considered
     first and may preempt any running job with a usable method, as PBS's qrun'd job does (k06).
     """

@@ -108,7 +108,3 @@ def _refresh(name: str, node: Attrs) -> None:
     node["state"] = node_states.compose(flags)
     if state_observer is not None and node["state"] != old_state:
         state_observer(name, node, old_state)
-
-
-def free_ncpus(node: Attrs) -> int:
-    return sum(1 for owner in _slots(node) if not owner)

@@ -1,6 +1,6 @@
 """The scheduling thread: a cycle when something changed, else every ``scheduler_iteration``.
 
-The cycle itself is the scheduler engineer's pure ``run_cycle`` (``fake_pbs.server.sched.cycle``);
+The cycle itself is the pure ``run_cycle`` (``fake_pbs.server.sched.cycle``);
 this module gathers its inputs under the model lock and applies its result: each ``Run`` starts a
 job (runjob hook, vnodes charged, ``start`` sent to the mom), each comment is set on its job.
 A one-second housekeeping tick releases ``-a`` jobs whose time came, purges old history and runs
@@ -8,30 +8,20 @@ the periodic hook point.
 """
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional, Set
+from typing import Any, Dict, List, Optional, Set
 
 from fake_pbs.model import states as st
 from fake_pbs.model.errors import PbsError
 from fake_pbs.server import hookpoints, lifecycle, preemption, reqlog
 from fake_pbs.server.app import SchedulerLike, ServerApp
 from fake_pbs.server.logs import DEBUG, JOB, SCHED
+from fake_pbs.server.sched.cycle import run_cycle
 
 # A cycle that preempted runs the pure cycle again over the jobs it has not considered yet
 # (PBS's scheduler goes on with the updated universe); bounded so that a cycle always ends.
 _MAX_PASSES = 20
 # States of a job that holds vnodes (its end is a SCH_SCHEDULE_TERM for the next cycle).
 _HOLDING_STATES = frozenset((st.RUNNING, st.EXITING, st.SUSPENDED))
-
-CycleFn = Callable[..., Any]
-
-
-def _load_cycle() -> CycleFn:
-    try:
-        from fake_pbs.server.sched.cycle import run_cycle
-        return run_cycle
-    except ImportError:
-        from fake_pbs.server.placement import run_cycle as fallback
-        return fallback
 
 
 def public(attrs: Dict[str, Any]) -> Dict[str, str]:
@@ -42,7 +32,7 @@ class Scheduler(SchedulerLike):
     def __init__(self, app: ServerApp) -> None:
         self.app = app
         self._wake = threading.Event()
-        self._cycle = _load_cycle()
+        self._cycle = run_cycle
         self._thread = threading.Thread(target=self._loop, name="scheduler", daemon=True)
         self._last_cycle = 0.0
         self.cycles = 0
@@ -155,14 +145,8 @@ class Scheduler(SchedulerLike):
                                  {n: dict(a) for n, a in state.nodes.items()},
                                  self._inputs(considered), app.now(), **extra)
             runs = {run.jobid: run for run in result.runs}
-            plans = {plan.run.jobid: plan for plan in getattr(result, "preempt", None) or []}
-            steps = list(getattr(result, "considered", None) or [])
-            if not steps:  # a cycle function that does not report its steps
-                for run in result.runs:
-                    self._run(run)
-                for jobid, comment in result.comments.items():
-                    self._comment(jobid, comment)
-                return False
+            plans = {plan.run.jobid: plan for plan in result.preempt}
+            steps = result.considered
             pending: Optional[Any] = None
             for step in steps:
                 considered.add(step.jobid)

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import sys
 
-from fake_pbs.cli import common, qsub_jobctl
-from fake_pbs.cli.qsub_getopt import OptionError, getopt
+from fake_pbs.cli import common, jobctl
+from fake_pbs.cli.posix_getopt import OptionError, strict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -20,20 +20,19 @@ def _valid(types: str) -> bool:
 def run(cmd: str, op: str, argv: List[str]) -> int:
     """``qhold``/``qrls`` (extra k01/k02, j06): ``op`` is ``holdjob`` or ``rlsjob``."""
     usage = "usage: %s [-h hold_list] job_identifier...\n       %s --version\n" % (cmd, cmd)
-    if qsub_jobctl.wants_version(argv):
+    if jobctl.wants_version(argv):
         return 0
     try:
-        opts, ids = getopt(argv, "h:", cmd, permute=True)
+        opts, ids = strict(argv, "h:", cmd, permute=True)
     except OptionError as err:
-        return qsub_jobctl.usage(usage, messages=[err.message])
+        return jobctl.usage(usage, messages=[err.message])
     types = "u"
     for _, value in opts:
         value = value.lstrip()
         if not _valid(value):
             sys.stderr.write("%s: illegal -h value\n" % cmd)
-            return qsub_jobctl.usage(usage)
+            return jobctl.usage(usage)
         types = value
     if not ids:
-        return qsub_jobctl.usage(usage)
-    return qsub_jobctl.each_job(cmd, ids, lambda jobid: common.request(op, id=jobid,
-                                                                       types=types))
+        return jobctl.usage(usage)
+    return jobctl.each_job(cmd, ids, lambda jobid: common.request(op, id=jobid, types=types))

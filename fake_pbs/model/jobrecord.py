@@ -1,0 +1,47 @@
+"""The server's job record: what ``state.jobs[jobid]`` holds and what each private field means.
+
+A record is one dict.  Its public keys are PBS attribute names with their values as ``qstat -f``
+prints them (``"job_state": "R"``, ``"Resource_List.ncpus": "2"``); every key that starts with
+``_`` is the server's own bookkeeping, never shown to a client (``sched.loop.public`` strips
+them) but stored with the record, so that a restarted server resumes where it was.
+
+:data:`PRIVATE_FIELDS` is the one list of those fields (tests/server/test_jobrecord.py checks that
+the server uses no other and that each one listed is used).  Keep it in step with the code.
+"""
+
+#: Private field -> (value type, meaning).  Grouped by when the server sets them.
+PRIVATE_FIELDS = {
+    # -- at submission (server/handlers/submit.py) ------------------------------------------
+    "_id": ("str", "the canonical job id: ``12.vm``, ``12[].vm`` (array), ``12[3].vm`` (subjob)"),
+    "_seq": ("int", "the sequence number of the id; the store orders jobs by it"),
+    "_uid": ("int", "the submitter's uid, from the socket's peer credentials"),
+    "_gid": ("int", "the submitter's gid, from the socket's peer credentials"),
+    "_user": ("str", "the submitter's user name (the job runs as this user)"),
+    "_group": ("str", "the submitter's group name (accounting ``group=``)"),
+    "_script": ("str", "the job script's text, sent to the mom at each start"),
+    "_deps": ("list[[type, jobid]]", "``depend`` conditions not yet met (server/depend.py)"),
+    "_submit_token": ("str", "the client's token of this submission: a retried qsub gets the "
+                             "same job back"),
+    # -- at each run (server/lifecycle.begin_run, server/execclient.py) ----------------------
+    "_hosts": ("list[dict]", "one dict per chunk (host, ncpus, mem, mpiprocs ...) for the moms"),
+    "_sent": ("bool", "the mom has acknowledged the start request"),
+    "_last_seq": ("int", "the last mom event applied: replayed events are ignored"),
+    "_started": ("bool", "the job shell started (the mom's ``started`` event)"),
+    "_session_id": ("str", "the session id the mom reported; ``session_id`` shows it once PBS "
+                           "would have learnt it from a status update"),
+    "_signals_on_start": ("list[str]", "signals asked for before the job shell existed"),
+    "_kill_on_start": ("str", "a qdel (or preemption) that came before the job shell started"),
+    # -- at the end of a run (server/lifecycle.py) ------------------------------------------
+    "_exit": ("int", "the run's exit status: the mom's, or the server's (265 deleted, -11 lost "
+                     "run, -3/-20 failed start)"),
+    "_obit": ("int", "when the run ended (epoch seconds); becomes ``obittime``"),
+    "_run_seconds": ("int", "how long the run lasted: a short one never shows a session id"),
+    "_substate_at_obit": ("int", "the substate when the obit came, for the server log line"),
+    "_exception": ("str", "why a run was lost (``execution node vm down``) or the mom's note"),
+    "_hook_action": ("int", "a mom hook's ``job.rerun()`` (-18) or ``job.delete()`` (-19)"),
+    # -- requests that end or repeat a run --------------------------------------------------
+    "_deleted_by": ("str", "``user@host`` of the qdel (or preemption, reset) that ended the job"),
+    "_purge": ("bool", "``qdel -x``: drop the job from history once it has ended"),
+    "_rerun": ("bool", "qrerun or a requeue preemption asked for the run to go back to Q"),
+    "_force_requeue": ("bool", "the obit must requeue whatever the exit status"),
+}
