@@ -8,12 +8,15 @@ runs), so a failing test leaves nothing behind.  Every wait is bounded.
 """
 import json
 import os
+import pwd
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any, Callable, Dict, Optional, Sequence
+
+import pytest
 
 from fake_pbs import control, paths
 from fake_pbs.model.errors import PbsError
@@ -112,6 +115,17 @@ class Rig(FakeCluster):
             j: seen.get(j, {}).get("job_state") for j in jobids
             if seen.get(j, {}).get("job_state") != "F"})
         return seen
+
+
+def need_users() -> None:
+    """Skip unless this process is root and both test users exist (the transcripts' users)."""
+    if os.geteuid() != 0:
+        pytest.skip("needs root to start a shared cluster and act as pbsuser and pbsuser2")
+    for name in ("pbsuser", "pbsuser2"):
+        try:
+            pwd.getpwnam(name)
+        except KeyError:
+            pytest.skip("user %s does not exist (tools/make_fidelity_users.sh)" % name)
 
 
 def _become(uid: int, gid: int, user: str) -> Callable[[], None]:

@@ -134,7 +134,13 @@ def test_prologue_alarm_expiring_while_the_mom_is_down_is_an_alarm(rig: Rig) -> 
     wait_for(lambda: rig.job(jobid).get("job_state") != "R"
              or int(rig.job(jobid).get("run_count", "0")) > 1, 30,
              lambda: "the job stayed R after the prologue alarm: %r" % rig.job(jobid))
-    assert _lines(trace) == ["start"] and _lines(ran) == []
+    # Under load the scheduler may already have sent the requeued job's next attempt, whose
+    # prologue starts again: each attempt starts the hook once and no more (the trace is read
+    # before the job, so every start it holds belongs to an attempt the run_count counts).
+    starts = _lines(trace)
+    attempts = int(rig.job(jobid).get("run_count", "0"))
+    assert set(starts) == {"start"} and len(starts) <= attempts, (starts, attempts)
+    assert _lines(ran) == []
 
 
 def test_mom_killed_during_launch_hook_runs_the_job_once(rig: Rig) -> None:

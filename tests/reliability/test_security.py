@@ -14,17 +14,7 @@ import pytest
 
 from fake_pbs import control, paths
 
-from .rig import BIN, USER_PYTHON, Rig, sweep, wait_for
-
-
-def _need_users() -> None:
-    if os.geteuid() != 0:
-        pytest.skip("needs root to act as pbsuser and pbsuser2")
-    for name in ("pbsuser", "pbsuser2"):
-        try:
-            pwd.getpwnam(name)
-        except KeyError:
-            pytest.skip("user %s does not exist" % name)
+from .rig import BIN, USER_PYTHON, Rig, need_users, sweep, wait_for
 
 
 def _socket_inodes(pid: int) -> Set[str]:
@@ -72,7 +62,7 @@ def test_no_daemon_uses_a_network_socket(rig: Rig) -> None:
 @pytest.mark.root
 def test_users_cannot_touch_each_others_jobs(rig: Rig) -> None:
     """pbsuser2 may not delete, alter, hold, signal or rerun pbsuser's job; the owner may."""
-    _need_users()
+    need_users()
     jobid = rig.qsub("sleep 30", user="pbsuser")
     rig.wait(jobid, "R")
     for argv in (["qdel", jobid], ["qalter", "-N", "x", jobid], ["qhold", jobid],
@@ -88,7 +78,7 @@ def test_users_cannot_touch_each_others_jobs(rig: Rig) -> None:
 @pytest.mark.root
 def test_only_managers_change_configuration(rig: Rig) -> None:
     """qmgr set by an ordinary user: ``Unauthorized Request``, 159 (d10g); nothing changes."""
-    _need_users()
+    need_users()
     done = rig.run(["qmgr", "-c", "set server scheduling=false"], user="pbsuser")
     assert done.returncode == 159
     assert done.stderr == ("qmgr obj= svr=default: Unauthorized Request \n"
@@ -99,7 +89,7 @@ def test_only_managers_change_configuration(rig: Rig) -> None:
 @pytest.mark.root
 def test_job_shell_runs_as_its_owner(rig: Rig) -> None:
     """A root-run cluster starts each job shell as the job's owner, never as root."""
-    _need_users()
+    need_users()
     out = rig.work / "ids"
     jobid = rig.qsub("id -u > %s; id -g >> %s" % (out, out), user="pbsuser")
     rig.wait(jobid)
@@ -111,7 +101,7 @@ def test_job_shell_runs_as_its_owner(rig: Rig) -> None:
 def test_a_users_cluster_is_private() -> None:
     """A cluster started by an ordinary user: home and run directory 0700, sockets 0600, so
     no other user can even connect (DESIGN.md "Process model")."""
-    _need_users()
+    need_users()
     entry = pwd.getpwnam("pbsuser")
     home = Path(tempfile.mkdtemp(prefix="fprelu", dir="/tmp"))
     os.chown(str(home), entry.pw_uid, entry.pw_gid)

@@ -5,25 +5,12 @@ cluster started by root, as a CI runner or shared lab machine would; without roo
 those users each test skips.  The cluster is torn down even when a test fails.
 """
 import json
-import os
-import pwd
 from pathlib import Path
 from typing import Any, Dict, Iterator
 
 import pytest
 
-from ..reliability.rig import Rig
-
-
-def need_users() -> None:
-    """Skip unless this process is root and both test users exist."""
-    if os.geteuid() != 0:
-        pytest.skip("needs root to start a shared cluster and act as pbsuser and pbsuser2")
-    for name in ("pbsuser", "pbsuser2"):
-        try:
-            pwd.getpwnam(name)
-        except KeyError:
-            pytest.skip("user %s does not exist (tools/make_fidelity_users.sh)" % name)
+from ..reliability.rig import Rig, need_users
 
 
 @pytest.fixture

@@ -18,9 +18,7 @@ from typing import Iterator
 import pytest
 
 from fake_pbs import control, paths
-from ..reliability.rig import BIN, USER_PYTHON, Rig, sweep
-
-from .conftest import need_users
+from ..reliability.rig import BIN, USER_PYTHON, Rig, need_users, sweep
 
 
 @pytest.fixture
