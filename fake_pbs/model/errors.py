@@ -125,6 +125,7 @@ MESSAGES: Dict[int, str] = {
     PBSE_NORERUN: "job is not rerunnable",
     PBSE_BADSCRIPT: "Bad file format or syntax",
     PBSE_RESCUNAV: "Resource temporarily unavailable",
+    PBSE_MOMREJECT: "Execution server rejected request",
     PBSE_MAXQUED: "Maximum number of jobs already in queue",
     PBSE_ALRDYEXIT: "Job already exiting",
     PBSE_BADDEPEND: "Invalid Job Dependency",

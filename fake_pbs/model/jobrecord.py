@@ -27,6 +27,8 @@ PRIVATE_FIELDS = {
     "_sent": ("bool", "the mom has acknowledged the start request"),
     "_last_seq": ("int", "the last mom event applied: replayed events are ignored"),
     "_started": ("bool", "the job shell started (the mom's ``started`` event)"),
+    "_accepted": ("str", "the run_count whose job send the mom accepted (stime and the S "
+                         "record are written then; a refused send has neither, m04)"),
     "_session_id": ("str", "the session id the mom reported; ``session_id`` shows it once PBS "
                            "would have learnt it from a status update"),
     "_signals_on_start": ("list[str]", "signals asked for before the job shell existed"),

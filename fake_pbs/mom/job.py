@@ -18,7 +18,9 @@ import threading
 from typing import Any, Dict, List, Optional, Tuple
 
 from fake_pbs import crashpoints
-from fake_pbs.model.errors import PBSE_HOOK_REJECT, PBSE_UNKSIG, PbsError
+from fake_pbs.model.errors import (PBSE_HOOK_REJECT, PBSE_HOOK_REJECT_DELETEJOB,
+                                   PBSE_HOOK_REJECT_RERUNJOB, PBSE_HOOKERROR, PBSE_UNKSIG,
+                                   PbsError)
 from fake_pbs.mom import hookpoints, hookshep, launcher, vnodemap
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.delivery import append_as_owner, deliver
@@ -57,6 +59,30 @@ def remove_job_dir(files: JobLayout) -> None:
     except FileNotFoundError:
         return
     shutil.rmtree(str(gone), ignore_errors=True)
+
+
+class StartRejected(Exception):
+    """The job is refused before the mom takes it in: PBS's execjob_begin rejection is the mom's
+    error reply to the server's job send (req_commit), never a run (m04: no obit, no abort
+    hook, no stage-out; the server requeues it)."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def begin_reject_code(result: hookpoints.HookResult) -> int:
+    """The error the mom answers a refused job send with (req_runjob.c post_sendmom's cases):
+    ``job.delete()`` -> 15171, ``job.rerun()`` -> 15170, exception or alarm -> 15136 (the
+    hook's fail_action applies), a plain reject -> 15169."""
+    if result.delete:
+        return PBSE_HOOK_REJECT_DELETEJOB
+    if result.rerun:
+        return PBSE_HOOK_REJECT_RERUNJOB
+    if result.error:
+        return PBSE_HOOKERROR
+    return PBSE_HOOK_REJECT
 
 
 class StartFailure(Exception):
@@ -171,6 +197,9 @@ class MomJob:
         try:
             self._setup()
             self._spawn()
+        except StartRejected as refused:
+            self._refuse(refused)
+            return
         except StartFailure as failure:
             self._bail(failure)
             return
@@ -193,8 +222,7 @@ class MomJob:
         vnodemap.log_setup(ctx.home, self.job, ctx.host, log.job)
         begin = self._hook("execjob_begin")
         if not begin.accept:
-            code = JOB_EXEC_FAILHOOK_DELETE if begin.delete else JOB_EXEC_FAILHOOK_RERUN
-            raise StartFailure(code, begin.message or "execjob_begin hook rejected", abort=False)
+            raise StartRejected(begin_reject_code(begin), begin.message)
         failed = join_all(ctx, self.job, self.sisters)
         if failed is not None:
             host, err = failed
@@ -224,6 +252,10 @@ class MomJob:
         argv = [str(a) for a in launch["argv"]]
         result = self._hook("execjob_launch", argv[0], argv, dict(launch["env"]))
         if not result.accept:
+            # PBS runs execjob_launch in the job's child once its output files are open: they
+            # exist, empty, and are staged out (m05d, m05e).
+            self._open_spool_files(launch)
+            write_json(self.files.launch, launch)
             raise StartFailure(hook_reject_code(result, "execjob_launch"),
                                result.message or "execjob_launch hook rejected")
         if result.argv is not None:
@@ -234,6 +266,24 @@ class MomJob:
             launch["env"] = dict(result.env)
         # The sandbox is made by the shepherd's child as the job owner (fake_pbs/mom/shepherd.py).
         write_json(self.files.launch, launch)
+
+    def _open_spool_files(self, launch: Dict[str, Any]) -> None:
+        """Create the job's stdout/stderr files that live in the job directory (never a path
+        elsewhere: those the owner's shell creates), empty, mode 0600, owned by the owner."""
+        uid, gid = self._owner()
+        for key in ("stdout", "stderr"):
+            path = str(launch.get(key) or "")
+            if not path or os.path.dirname(path) != str(self.files.dir):
+                continue
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            except OSError:
+                continue
+            try:
+                if self.ctx.is_root:
+                    os.fchown(fd, uid, gid)
+            finally:
+                os.close(fd)
 
     def _owner(self) -> Tuple[int, int]:
         if self.ctx.is_root:
@@ -286,6 +336,19 @@ class MomJob:
         with self.ctx.polls_lock:
             self.ctx.polls.reset(self.ctx.clock())  # start_exec.c: poll soon after a start
 
+    # ---- refused before it was taken in -------------------------------------------------------
+
+    @property
+    def refused(self) -> bool:
+        return self.events.has("rejected")
+
+    def _refuse(self, refused: StartRejected) -> None:
+        """Answer the job send with the hook's error: the mom keeps nothing of the job (no
+        delete-job request follows, no execjob_end runs)."""
+        if not self.events.complete:
+            self.events.append("rejected", code=refused.code, msg=refused.message)
+            self.events.append("release", vnodes=[self.ctx.host], final=True)
+
     # ---- failure to start (exec_bail) ----------------------------------------------------------
 
     def _bail(self, failure: StartFailure) -> None:
@@ -303,8 +366,12 @@ class MomJob:
             log.job(self.jobid, "task 00000001 cput=00:00:00", 0x0100)
             log.job(self.jobid, "kill_job")
             log.job(self.jobid, "%s cput=00:00:00 mem=0kb" % self.ctx.host, 0x0100)
-            self.events.append("finish", status=failure.code, resources_used={})
+            staged = self.files.launch.exists()  # output files were opened (launch reject)
+            self.events.append("finish", status=failure.code, resources_used={},
+                               stage_out=staged)
             log.job(self.jobid, "Obit sent", 0x0100)
+            if staged:
+                self._stage_out_when_asked(COPY_WAIT)
         if not self.events.complete:
             self.events.append("release", vnodes=[self.ctx.host] + list(self.sisters), final=True)
             self.ctx.log.job(self.jobid, "no active tasks")
@@ -601,6 +668,9 @@ class MomJob:
         its restart (``MomDaemon.recover``); the job directory goes last, renamed away in one
         step, so a crash never leaves half a job to re-adopt (docs/reliability.md).
         """
+        if self.refused:
+            remove_job_dir(self.files)  # never taken in: nothing to log, no execjob_end
+            return
         self.ctx.log.job(self.jobid, "delete job request received", 0x0080)
         if self.files.dir.is_dir() and not self.discard_requested:
             write_json(self.files.discard, {"run_count": self.run_count})

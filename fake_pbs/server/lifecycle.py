@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from fake_pbs import crashpoints
 from fake_pbs.model import states as st
 from fake_pbs.model.errors import (PBSE_HOOK_REJECT_DELETEJOB, PBSE_HOOK_REJECT_RERUNJOB,
-                                   message_for)
+                                   PBSE_MOMREJECT, message_for)
 from fake_pbs.server import hookpoints, hooksync, vnodeslots as vnodes
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.logs import DEBUG
@@ -97,7 +97,6 @@ def begin_run(app: ServerApp, job: Job, exec_vnode: str, exec_host: str,
     job["exec_vnode"] = exec_vnode
     job["exec_host"] = exec_host or computed
     job["_hosts"] = hosts or hosts_from_vnode(exec_vnode)
-    job["stime"] = str(now)
     job["jobdir"] = _home(int(job.get("_uid", 0)))
     job.setdefault("etime", str(now))
     job["run_count"] = str(int(job.get("run_count", "0")) + 1)
@@ -113,12 +112,52 @@ def begin_run(app: ServerApp, job: Job, exec_vnode: str, exec_host: str,
     if parent:
         _parent_began(app, parent, now)
     app.log.job(jobid, "Job Run at request of %s on exec_vnode %s" % (requestor, exec_vnode))
-    app.acct.record("S", jobid, "%s start=%s exec_host=%s exec_vnode=%s %s %s" % (
-        acct_base(job), now, job["exec_host"], exec_vnode, resource_list_fields(job),
-        assigned_fields(exec_vnode)))
+    if app.execs is None:
+        _accepted(app, job)
     save(app, job)
     if app.execs is not None:
         app.execs.start(jobid)
+
+
+def _accepted(app: ServerApp, job: Job) -> None:
+    """The mom took the job in (its first event other than a refusal stands for its reply to
+    the job send): PBS's complete_running records the start time and the S accounting record
+    only then, so a job its mom refuses has neither (m04d, m04g)."""
+    now = app.now()
+    job["stime"] = str(now)
+    job["_accepted"] = job.get("run_count")
+    exec_vnode = str(job.get("exec_vnode", ""))
+    app.acct.record("S", job["_id"], "%s start=%s exec_host=%s exec_vnode=%s %s %s" % (
+        acct_base(job), now, job.get("exec_host", ""), exec_vnode, resource_list_fields(job),
+        assigned_fields(exec_vnode)))
+
+
+def run_refused(app: ServerApp, job: Job, code: int, message: str) -> None:
+    """The mom answered the job send with a hook's error (execjob_begin rejected it): PBS's
+    post_sendmom logs the refusal, frees the vnodes and requeues the job without an obit,
+    Exit_status or accounting record; after more than 20 tries it is held (m04: 21 attempts
+    within ~2 s, then H).  ``job.delete()`` in the hook (15171) aborts the job instead."""
+    jobid = job["_id"]
+    host = str(job.get("exec_host", "")).split("/")[0].split("+")[0]
+    app.log.job(jobid, "send of job to %s failed error = %d reject_msg=,%s"
+                % (host, code, message))
+    job["comment"] = "Not Running: PBS Error: %s" % message_for(PBSE_MOMREJECT)
+    app.log.job(jobid, "Unable to Run Job, MOM rejected")
+    app.log.job(jobid, message_for(code))  # the reply to the run request
+    release_vnodes(app, job)
+    for name in ("exec_host", "exec_vnode", "_hosts", "_sent", "jobdir", "session_id",
+                 "_hook_action"):
+        job.pop(name, None)
+    if code == PBSE_HOOK_REJECT_DELETEJOB:
+        app.log.job(jobid, "Job aborted per a hook rejection", DEBUG)
+        to_history(app, job, st.SUB_TERMINATED, ran=False)
+        return
+    if int(job.get("run_count", "0")) > MAX_FAILED_ATTEMPTS:
+        _hold_failed(job)
+    else:
+        set_state(job, st.QUEUED, st.SUB_QUEUED)
+    touch(app, job)
+    save(app, job)
 
 
 def _home(uid: int) -> str:
@@ -194,6 +233,11 @@ def apply_event(app: ServerApp, event: Dict[str, Any]) -> bool:
         return bool(event.get("ev") == "release" and event.get("final"))
     job["_last_seq"] = seq
     kind = event.get("ev")
+    if kind == "rejected":
+        run_refused(app, job, int(event.get("code", 0)), str(event.get("msg", "")))
+        return True
+    if kind != "update" and job.get("_accepted") != job.get("run_count"):
+        _accepted(app, job)  # the mom took the job in: any event but a refusal says so
     if kind == "start":
         _on_start(app, job, event)
     elif kind == "exception":
@@ -272,7 +316,13 @@ def _on_finish(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
     job["_obit"] = app.now()
     job["_run_seconds"] = app.now() - int(job.get("stime", app.now()))
     used = event.get("resources_used") or {}
-    if not any(n.startswith("resources_used.") for n in job):
+    if not job.get("_started"):
+        # A run that never started has no usage; one that ends here (not requeued) shows its
+        # walltime only (m05c: an execjob_launch reject, -17), as PBS's obit does.
+        if status not in REQUEUE_CODES:
+            job["resources_used.walltime"] = str(used.get("walltime", "00:00:00"))
+        used = {}
+    elif not any(n.startswith("resources_used.") for n in job):
         job.update(RESOURCES_USED_START)
         job["resources_used.ncpus"] = job.get("Resource_List.ncpus", "1")
     for key, value in used.items():
@@ -465,17 +515,21 @@ def requeue(app: ServerApp, job: Job, failed_start: bool = False) -> None:
         del job[name]
     job["obittime"] = str(job.pop("_obit", app.now()))
     if failed_start and int(job.get("run_count", "0")) > MAX_FAILED_ATTEMPTS:
-        holds = job.get("Hold_Types", "n").replace("n", "")
-        job["Hold_Types"] = holds + "s" if "s" not in holds else holds
-        job["comment"] = "job held, too many failed attempts to run"
-        job.pop("etime", None)
-        # check_failed_attempts (req_runjob.c) sets the hold and comment but logs nothing (f05)
-        set_state(job, st.HELD, st.SUB_HELD)
+        _hold_failed(job)
     else:
         set_state(job, st.QUEUED, st.SUB_QUEUED)
     touch(app, job)
     save(app, job)
     app.trigger_schedule()
+
+
+def _hold_failed(job: Job) -> None:
+    """check_failed_attempts (req_runjob.c) sets the hold and comment but logs nothing (f05)."""
+    holds = job.get("Hold_Types", "n").replace("n", "")
+    job["Hold_Types"] = holds + "s" if "s" not in holds else holds
+    job["comment"] = "job held, too many failed attempts to run"
+    job.pop("etime", None)
+    set_state(job, st.HELD, st.SUB_HELD)
 
 
 def to_history(app: ServerApp, job: Job, substate: int, ran: bool) -> None:

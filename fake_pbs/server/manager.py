@@ -13,7 +13,8 @@ from fake_pbs.model import qmgr_attrs
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_DUPLIST, PBSE_HOOKERROR, PBSE_IVALREQ,
                                    PBSE_NOATTR, PBSE_NODEEXIST, PBSE_NOSUP, PBSE_PERM,
                                    PBSE_QUEEXIST, PBSE_UNKNODE, PBSE_UNKQUE, PBSE_UNKRESC,
-                                   PBSE_UNKSCHED, PbsError, detail, message_for)
+                                   PBSE_INTERNAL, PBSE_UNKSCHED, PbsError, detail,
+                                   message_for)
 from fake_pbs.model.hooks import (CONTENT_CONFIG, CONTENT_PYTHON, Hook, hook_error,
                                   set_hook_attr, unset_hook_attr)
 
@@ -58,6 +59,18 @@ class Managed:
         self.scheds: Dict[str, AttrDict] = {"default": default_sched(server_name)}
         self.hooks: Dict[str, Hook] = {}
         self.resources: Dict[str, AttrDict] = {}
+        # The file an imported script is first compiled from (qmgr's temporary copy in
+        # server_priv/hooks/tmp, named by the daemon): the server logs its path (m01e, m09d).
+        self.import_temp = ""
+
+
+class LoggedRefusal(PbsError):
+    """A refusal whose log records PBS writes all the same (a script that fails to compile at
+    import: the import, the compile and the Python error are logged, m09d)."""
+
+    def __init__(self, err: PbsError, logs: List["LogRecord"]) -> None:
+        super().__init__(err.code, err.text)
+        self.logs = logs
 
 
 class Outcome:
@@ -98,7 +111,12 @@ def handle(managed: Managed, caller: Caller, op: str, args: Dict[str, Any]) -> O
     if op == "manager":
         _manager(managed, caller, args, outcome)
     elif op == "hookio":
-        _hookio(managed, caller, args, outcome)
+        try:
+            _hookio(managed, caller, args, outcome)
+        except PbsError as err:
+            if outcome.logs:
+                raise LoggedRefusal(err, outcome.logs) from None
+            raise
     elif op == "statsched":
         outcome.data = stat_sched(managed, args.get("name"))
     elif op == "stathook":
@@ -365,10 +383,7 @@ def _hookio(managed: Managed, caller: Caller, args: Dict[str, Any], outcome: Out
                          "mgr_hook_import at request of %s" % caller.who))
     previous = hook.script if content_type == CONTENT_PYTHON else hook.config
     if content_type == CONTENT_PYTHON:
-        try:
-            compile(content, "<embedded code object>", "exec")
-        except (SyntaxError, ValueError):
-            raise hook_error("Failed to compile script") from None
+        _compile_import(managed, name, content, previous is not None, outcome)
         hook.script = content
     else:
         hook.config = content
@@ -380,6 +395,32 @@ def _hookio(managed: Managed, caller: Caller, args: Dict[str, Any], outcome: Out
     outcome.changed.add(("hook", name))
     outcome.hook_commands[name] = ("import-script" if content_type == CONTENT_PYTHON
                                    else "import-config")
+
+
+_LOG_COMPILE = 0x0086   # SYSTEM | ADMIN | DEBUG: pbs_python_check_and_compile_script
+_LOG_ERROR = 0x0001
+_LOG_DEBUG = 0x0080
+
+
+def _compile_import(managed: Managed, name: str, content: str, overwrite: bool,
+                    outcome: Outcome) -> None:
+    """mgr_hook_import compiles the decoded script (qmgr's temporary file) before it replaces
+    the hook's; a syntax error logs Python's exception type and arguments and refuses the
+    import (m09a, m09d)."""
+    daemon = "Server@%s" % managed.server_name
+    outcome.logs.append((_LOG_COMPILE, "Svr", daemon,
+                         "Compiling script file: <%s>" % managed.import_temp))
+    try:
+        compile(content, "<embedded code object>", "exec")
+    except (SyntaxError, ValueError) as exc:
+        for text in (str(type(exc)), str(exc.args)):
+            outcome.logs.append((_LOG_ERROR, "Svr", daemon, "%s (%d) in Failed to compile "
+                                 "script, %s" % (message_for(PBSE_INTERNAL), PBSE_INTERNAL,
+                                                 text)))
+        text = ("Failed to compile script, hook '%s' contents not overwritten" % name
+                if overwrite else "Failed to compile script")
+        outcome.logs.append((_LOG_DEBUG, "Hook", "mgr_hook_import", text))
+        raise hook_error(text) from None
 
 
 # -- status --------------------------------------------------------------------------------

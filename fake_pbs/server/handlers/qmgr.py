@@ -2,11 +2,14 @@
 ``statrsc`` served by the pure :func:`fake_pbs.server.manager.handle` over the live server state,
 then committed: objects saved, hooks published to the moms, log records written, a cycle asked for.
 """
+import os
 from typing import Any, Dict
 
+from fake_pbs.server import hookfiles
 from fake_pbs.server.handlers.registry import Context, handler
+from fake_pbs.server import hookpoints
 from fake_pbs.server.hookpoints import hooks_of
-from fake_pbs.server.manager import Caller, Managed, Outcome, handle
+from fake_pbs.server.manager import Caller, LoggedRefusal, Managed, Outcome, handle
 
 
 def _managed_view(app: Any) -> Managed:
@@ -18,6 +21,8 @@ def _managed_view(app: Any) -> Managed:
     view.scheds = {"default": state.sched}
     view.hooks = {h.name: h for h in hooks_of(state)}
     view.resources = state.objects.setdefault("resource", {})
+    view.import_temp = str(hookfiles.hooks_dir(app.home) / "tmp" /
+                           hookfiles.import_temp_name(os.getpid()))
     return view
 
 
@@ -51,6 +56,9 @@ def _commit(app: Any, view: Managed, outcome: Outcome) -> None:
             else:
                 hook_records.pop(name, None)
             state.save_object("hook", name)
+            hookfiles.mirror(app.home, name, hook_records.get(name))
+            if outcome.hook_commands.get(name) in ("import-script", "delete"):
+                hookpoints.current().forget_compiled(name)  # a new script object (m11l)
     if hooks_changed:
         from fake_pbs.hooks import events
         events.publish_hooks(app.home, hooks_of(state))
@@ -77,6 +85,11 @@ def serve(ctx: Context, request: Dict[str, Any]) -> Any:
     caller = Caller(ctx.caller.user, ctx.caller.host, ctx.caller.manager and not operator,
                     operator)
     op = str(request.get("op"))
-    outcome = handle(view, caller, op, request)
+    try:
+        outcome = handle(view, caller, op, request)
+    except LoggedRefusal as refusal:
+        for eventtype, cls, obj, message in refusal.logs:
+            app.log.write(eventtype, cls, obj, message)
+        raise
     _commit(app, view, outcome)
     return outcome.data

@@ -41,6 +41,9 @@ class Scheduler(SchedulerLike):
         self._running: Set[str] = set()
         # Cycles never overlap: a preemption waits for its victims without the model lock.
         self._cycle_lock = threading.Lock()
+        # Why the server refused a run the scheduler asked for (a runjob hook), by job: a qrun
+        # waiting for its cycle reports it (m03d).
+        self.run_failures: Dict[str, PbsError] = {}
 
     def start(self) -> None:
         self._thread.start()
@@ -192,7 +195,11 @@ class Scheduler(SchedulerLike):
         try:
             self.apply_run(run.jobid, run.exec_vnode, run.exec_host,
                            list(getattr(run, "hosts", []) or []), "Scheduler@%s" % self.app.host)
-        except PbsError:
+        except PbsError as err:
+            # a runjob hook refused it (m03f: "Failed to run: <reject text> (15136)"); a qrun
+            # waiting for this cycle answers with the same words (m03d)
+            self.app.sched_log.write(SCHED, "Job", run.jobid, failed_to_run(err))
+            self.run_failures[run.jobid] = err
             return
         job = self.app.state.jobs.get(run.jobid)
         if job is not None and job.get("job_state") == st.RUNNING:
@@ -269,3 +276,9 @@ def duration_seconds(text: str, default: int) -> int:
     except ValueError:
         return default
     return total
+
+
+def failed_to_run(err: PbsError) -> str:
+    """The scheduler's words for a run the server refused (m03f's scheduler log; qrun prints
+    them too, m03d)."""
+    return "Failed to run: %s (%d)" % (err.text, err.code)
