@@ -371,6 +371,7 @@ class MomJob:
                                stage_out=staged)
             log.job(self.jobid, "Obit sent", 0x0100)
             if staged:
+                log.job(self.jobid, "no active tasks")  # then the copy request (m05e)
                 self._stage_out_when_asked(COPY_WAIT)
         if not self.events.complete:
             self.events.append("release", vnodes=[self.ctx.host] + list(self.sisters), final=True)
@@ -687,7 +688,7 @@ class MomJob:
         hookshep.run(self._site(), "execjob_end", self.job, self.files.dir,
                      [None if finish is None else int(finish.get("status", 0))])
         self._crash_point("end-hook-done")
-        if not self.events.has("start"):
+        if not self.events.has("start") and not (finish or {}).get("stage_out"):
             self.ctx.log.job(self.jobid, "no active tasks")  # a job that never started (f04)
         self.ctx.log.job(self.jobid, "kill_job")
         self._remove_work_files()

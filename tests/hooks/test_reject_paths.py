@@ -16,6 +16,8 @@ def test_begin_reject_requeues_without_a_run_then_holds(hc: Cluster) -> None:
     15169 reject_msg=,<msg>``, ``Unable to Run Job, MOM rejected``, ``hook rejected request``),
     then the job is held: H, Hold_Types s, run_count 21, no Exit_status, stime or obittime, no
     S/R/E accounting record; the mom logs no obit and runs no execjob_end."""
+    accounting_dir = hc.home / "server_priv" / "accounting"
+    sizes = {p: p.stat().st_size for p in accounting_dir.glob("*")}
     hc.hook("eb_reject", "execjob_begin", EB_REJECT)
     hc.hook("end_log", "execjob_end", "pbs.logmsg(pbs.LOG_DEBUG, 'end ran')\n")
     hc.set_server("scheduling", "True")
@@ -33,8 +35,8 @@ def test_begin_reject_requeues_without_a_run_then_holds(hc: Cluster) -> None:
     assert len(hc.messages("server", "Unable to Run Job, MOM rejected")) == 21
     assert len(hc.messages("server", ";%s;hook rejected request" % jobid)) == 21
     assert not hc.messages("server", "Obit received")
-    accounting = "".join(p.read_text() for p in
-                         sorted((hc.home / "server_priv" / "accounting").glob("*")))
+    accounting = "".join(p.read_bytes()[sizes.get(p, 0):].decode()
+                         for p in sorted(accounting_dir.glob("*")))
     records = [line.split(";")[1] for line in accounting.splitlines()
                if ";%s;" % jobid in line]
     assert records == ["Q"]
@@ -57,6 +59,25 @@ def test_launch_reject_ends_the_job_with_empty_output_staged(hc: Cluster) -> Non
     output = [p for p in hc.home.rglob("elreject.[oe]%s" % seq)]
     assert len(output) == 2 and all(p.stat().st_size == 0 for p in output), output
     assert hc.messages("server", "hook rejected request, requiring job to be deleted")
+    hc.wait_log("mom:node1", "%s;kill_job" % jobid)
+    tail = hc.messages("mom:node1", jobid)
+    tail = tail[tail.index("Obit sent"):]
+    assert tail == ["Obit sent", "no active tasks", "copy file request received",
+                    "Staged 2/2 items out over 0:00:00", "no active tasks",
+                    "delete job request received", "kill_job"]
+
+
+def test_moms_log_the_hook_files_they_receive(hc: Cluster) -> None:
+    """m04f/m05e/m06d: a mom hook's files reach the moms, which log ``copy hook-related file
+    request received`` on NAME.HK and NAME.PY before the server's ``successfully sent``."""
+    hc.hook("epi_log", "execjob_epilogue", "e.accept()\n")
+    hc.wait_log("server", "successfully sent hook file %s/server_priv/hooks/epi_log.PY to "
+                "node3" % hc.home)
+    for host in ("node1", "node2", "node3"):
+        received = [line.split(";", 5)[4:] for line in hc.log_lines("mom:" + host)
+                    if ";epi_log." in line]
+        assert received == [["epi_log.HK", "copy hook-related file request received"],
+                            ["epi_log.PY", "copy hook-related file request received"]]
 
 
 def test_qrun_of_a_runjob_rejected_job_is_answered_by_the_scheduler(hc: Cluster) -> None:
@@ -72,6 +93,8 @@ def test_qrun_of_a_runjob_rejected_job_is_answered_by_the_scheduler(hc: Cluster)
     assert (done.returncode, done.stderr) == (2, "qrun: %s %s\n" % (text, jobid))
     assert hc.messages("sched", jobid)[-3:] == ["Received qrun request",
                                                 "Considering job to run", text]
+    # the scheduler set the comment once (a modify request), the qrun left it as it was
+    assert len(hc.messages("server", "%s;Job Modified at request of Scheduler@" % jobid)) == 1
     attrs = hc.job(jobid)
     assert attrs["job_state"] == "Q"
     assert attrs["comment"] == "Not Running: PBS Error: runjob hook rj_reject refuses %s" \

@@ -225,7 +225,12 @@ class Scheduler(SchedulerLike):
         try:
             hookpoints.current().runjob(self.app, job)
         except PbsError as err:
-            job["comment"] = "Not Running: PBS Error: %s" % err.text
+            comment = "Not Running: PBS Error: %s" % err.text
+            if job.get("comment") != comment:
+                job["comment"] = comment
+                if requestor.startswith("Scheduler@"):
+                    # the scheduler's comment is a modify request of its own (m03f)
+                    self.app.log.job(jobid, "Job Modified at request of %s" % requestor)
             self.app.state.save_job(jobid)
             raise
         lifecycle.begin_run(self.app, job, exec_vnode, exec_host, hosts, requestor)
