@@ -38,6 +38,21 @@ KNOWN_DIFFERENCES: Dict[str, str] = {
                         "the submitter's environment"),
     "i03d_qsub_V_held": ("qsub -V works in the fake (upstream #2602 fixed)"),
     "i05z_ls_and_cat": ("ls -la prints file dates and directory sizes of this machine"),
+    "m05d_output_files": ("ls -la prints file dates of this machine (the two empty files an "
+                          "execjob_launch reject leaves, mode and owner, match)"),
+    "m04f_eb_reject_mom": (
+        "as f13: PBS's pbs_python execve line per hook run, and its hook 'started' line comes "
+        "before the job's vnode lines (read while it writes the hook input); the fake's "
+        "Compiling line names mom_priv/<host>/hooks (a mom_priv per fake host).  The 21 "
+        "refusals, their order and texts are pinned by tests/hooks/test_reject_paths.py"),
+    "m05e_el_reject_mom": (
+        "PBS's pbs_python execve line, and the Compiling line names mom_priv/<host>/hooks in "
+        "the fake (a mom_priv per fake host); the job's lines are pinned by "
+        "tests/hooks/test_reject_paths.py"),
+    "m06d_epi_end_mom": (
+        "PBS's pbs_python execve lines; the lines of two jobs ending in the same second "
+        "interleave as each mom thread's timing has it; the Compiling line names "
+        "mom_priv/<host>/hooks (a mom_priv per fake host)"),
     "i05v_undelivered_ls": ("ls -la prints file dates of this machine"),
 }
 
