@@ -75,3 +75,13 @@ def _write(path: Path, content: str) -> None:
         stream.write(content)
     os.chmod(str(tmp), 0o600)
     os.replace(str(tmp), str(path))
+
+
+def clear(home: Path) -> None:
+    """Remove every hook's files (a reset withdraws all hooks)."""
+    for suffix in SUFFIXES:
+        for path in hooks_dir(home).glob("*" + suffix):
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                pass

@@ -44,9 +44,13 @@ class SiteHooks:
         # child and compile every time (m08b).
         self._compiled: Set[str] = set()
 
-    def forget_compiled(self, name: str) -> None:
-        """The hook's script was imported again or the hook deleted: compile at its next run."""
-        self._compiled.discard(name)
+    def forget_compiled(self, name: Optional[str]) -> None:
+        """The hook's script was imported again or the hook deleted (every hook: ``None``, a
+        reset): compile at its next run."""
+        if name is None:
+            self._compiled.clear()
+        else:
+            self._compiled.discard(name)
 
     def _first_compile(self, hook: Hook) -> bool:
         if hook.name in self._compiled:
