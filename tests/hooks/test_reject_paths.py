@@ -150,3 +150,17 @@ def test_import_of_a_syntax_error_logs_the_compile_failure(hc: Cluster) -> None:
     assert tail[2:4] == [
         "PBS server internal error (15011) in Failed to compile script, <class 'SyntaxError'>",
         "PBS server internal error (15011) in Failed to compile script, %s" % args]
+
+
+def test_a_job_after_a_refused_run_gets_the_first_free_slot(hc: Cluster) -> None:
+    """m05c/m05f: the server numbers exec_host slots when it runs a job; a run the runjob hook
+    refused earlier in the same cycle holds none (vm/0, not the slot the cycle planned)."""
+    hc.hook("rj_reject", "runjob", "if e.job.Job_Name == 'refused':\n"
+            "    e.reject('no')\ne.accept()\n")
+    first = hc.submit("-N", "refused")
+    second = hc.submit("-N", "runs")
+    hc.set_server("scheduling", "True")
+    attrs = hc.wait(second, "R")
+    hc.set_server("scheduling", "False")
+    assert hc.job(first)["job_state"] == "Q"
+    assert attrs["exec_host"].endswith("/0"), attrs["exec_host"]

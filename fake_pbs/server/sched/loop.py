@@ -44,6 +44,7 @@ class Scheduler(SchedulerLike):
         # Why the server refused a run the scheduler asked for (a runjob hook), by job: a qrun
         # waiting for its cycle reports it (m03d).
         self.run_failures: Dict[str, PbsError] = {}
+        self._plan_broken = False  # a run of the current pass was refused
 
     def start(self) -> None:
         self._thread.start()
@@ -142,6 +143,7 @@ class Scheduler(SchedulerLike):
         app = self.app
         state = app.state
         with state.lock:
+            self._plan_broken = False
             extra = {"qrun": qrun} if qrun is not None else {}
             result = self._cycle(dict(state.server), dict(state.sched),
                                  {n: dict(q) for n, q in state.queues.items()},
@@ -192,14 +194,18 @@ class Scheduler(SchedulerLike):
     def _run(self, run: Any) -> None:
         """Start a job the cycle placed; the scheduler logs ``Job run`` when it started."""
         reqlog.scheduler_request(self.app.log, self.app.host, reqlog.ASYRUN_JOB)
+        # The cycle's exec_host slots assumed its earlier runs happened; once one was refused,
+        # the server numbers the slots itself, as PBS's always does (m05c: vm/0, not vm/1).
+        exec_host = "" if self._plan_broken else run.exec_host
         try:
-            self.apply_run(run.jobid, run.exec_vnode, run.exec_host,
+            self.apply_run(run.jobid, run.exec_vnode, exec_host,
                            list(getattr(run, "hosts", []) or []), "Scheduler@%s" % self.app.host)
         except PbsError as err:
             # a runjob hook refused it (m03f: "Failed to run: <reject text> (15136)"); a qrun
             # waiting for this cycle answers with the same words (m03d)
             self.app.sched_log.write(SCHED, "Job", run.jobid, failed_to_run(err))
             self.run_failures[run.jobid] = err
+            self._plan_broken = True
             return
         job = self.app.state.jobs.get(run.jobid)
         if job is not None and job.get("job_state") == st.RUNNING:
