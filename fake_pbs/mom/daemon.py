@@ -10,7 +10,8 @@ Requests (docs/internals.md §5; one JSON line each, see fake_pbs.protocol):
   ``shutdown`` {} are request/reply.
 - mom -> mom (sisters): ``join`` {job}, ``abort`` {job}, ``kill`` {job, signal},
   ``release`` {job, exit_status}.
-- shepherd -> mom: ``shepherd_exit`` {job} (a hint; the mom polls as well).
+- shepherd -> mom: ``shepherd_exit`` {job} (a hint; the mom polls as well), only where the mom
+  cannot watch the shepherd's exit itself (fake_pbs/mom/exitwatch.py).
 
 Only root and the user running the mom may connect (SO_PEERCRED).
 """
@@ -31,6 +32,7 @@ from fake_pbs.mom.faults import SLOW_START
 from fake_pbs.mom.job import MomJob
 from fake_pbs.mom.sisters import DropConnection, SisterJobs
 from fake_pbs.protocol import LineChannel, Message, ok
+from fake_pbs.unixaccept import accept
 
 STREAM_POLL = 1.0
 DRAIN_SECONDS = 10.0  # bound on a phased stop (fake-pbs stop waits 15 s before SIGKILL)
@@ -113,7 +115,7 @@ class MomDaemon:
                 if not self.in_flight() or time.monotonic() >= drain_until:
                     break
             try:
-                conn, _ = self.listener.accept()
+                conn = accept(self.listener)
             except socket.timeout:
                 continue
             except OSError:

@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from fake_pbs import crashpoints
 from fake_pbs.model.errors import PBSE_HOOK_REJECT, PBSE_UNKSIG, PbsError
-from fake_pbs.mom import hookpoints, hookshep, launcher, vnodemap
+from fake_pbs.mom import exitwatch, hookpoints, hookshep, launcher, vnodemap
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.delivery import append_as_owner, deliver
 from fake_pbs.mom.durable import read_json, write_json
@@ -100,6 +100,7 @@ class MomJob:
         self._copy = threading.Event()
         self._copy_asked = False
         self.thread: Optional[threading.Thread] = None
+        self._exit_watched = False
         hosts: List[str] = []
         for chunk in job.get("hosts") or []:
             name = str(chunk["host"])
@@ -218,8 +219,10 @@ class MomJob:
         if not prologue.accept:
             raise StartFailure(hook_reject_code(prologue, "execjob_prologue"),
                                prologue.message or "execjob_prologue hook rejected")
-        launch = build_launch(self.job, self.files, ctx.host, str(ctx.home),
-                              str(ctx.layout.socket), ctx.is_root)
+        # With pidfds the mom sees the shepherd exit (exitwatch.py): no notification needed.
+        notify = "" if exitwatch.SUPPORTED else str(ctx.layout.socket)
+        launch = build_launch(self.job, self.files, ctx.host, str(ctx.home), notify,
+                              ctx.is_root)
         self._write_script(launch)
         argv = [str(a) for a in launch["argv"]]
         result = self._hook("execjob_launch", argv[0], argv, dict(launch["env"]))
@@ -345,8 +348,19 @@ class MomJob:
                 return
             self._check_walltime(shepherd, limit)
             self._escalate(shepherd)
-            self.wake.wait(POLL_SECONDS)
+            self.wake.wait(self._exit_wait(shepherd))
             self.wake.clear()
+
+    def _exit_wait(self, shepherd: Dict[str, Any]) -> float:
+        """How long to wait for news: the poll interval once the shepherd's exit wakes us
+        (exitwatch.py), or where the shepherd tells the mom itself (no pidfds); briefly when
+        it could not be watched (no descriptor left) and would not tell."""
+        if not self._exit_watched:
+            self._exit_watched = self.ctx.exits.watch(
+                int(shepherd.get("shepherd_pid", 0)), shepherd.get("shepherd_ticks"), self.wake)
+        if self._exit_watched or not exitwatch.SUPPORTED:
+            return POLL_SECONDS
+        return POLL_SECONDS / 10
 
     def _unseen_until_poll(self) -> bool:
         """pace pbs: a job sent TermJob is seen ended at a later resource poll once it is 10 s

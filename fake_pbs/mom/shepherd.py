@@ -9,8 +9,8 @@ process that imported this module once (fake_pbs/mom/launcher.py).
 
 The shepherd proper starts the job shell in a new session (the job's session id is its pid), as the
 job owner when it runs as root, records ``shepherd.json`` {pid, start ticks} atomically, waits for
-the shell, records ``exit.json`` {status, cput, mem} atomically, and tells the mom (best effort:
-the mom also polls). Exit status: normal exit -> its code; killed by signal N -> 256 + N.
+the shell, records ``exit.json`` {status, cput, mem} atomically and exits: the mom watches that
+exit (fake_pbs/mom/exitwatch.py), or, where it cannot, is told (best effort: it also polls). Exit status: normal exit -> its code; killed by signal N -> 256 + N.
 Standard library only; imports kept few, as it starts once per job.
 """
 from __future__ import annotations
@@ -206,7 +206,8 @@ def shepherd(jobdir: str, launch: Dict[str, Any], report_fd: int) -> None:
     if subreaper and not _descendants_left():
         record["session_empty"] = True
     _record(os.path.join(jobdir, "exit.json"), record)
-    _notify_mom(launch)
+    if launch.get("mom_socket"):  # empty: the mom watches this process exit (exitwatch.py)
+        _notify_mom(launch)
 
 
 # Set by serve(): makes the calling process a child subreaper (prctl), or None.

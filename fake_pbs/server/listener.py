@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Dict, Optional, Tuple
 
 from fake_pbs.model.errors import PBSE_PROTOCOL, PbsError
+from fake_pbs.unixaccept import accept
 from fake_pbs.protocol import LineChannel
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.handlers import Caller, Context, dispatch
@@ -83,7 +84,7 @@ class Listener:
         self._sock.settimeout(0.5)
         while not self.app.stopping.is_set():
             try:
-                conn, _ = self._sock.accept()
+                conn = accept(self._sock)
             except socket.timeout:
                 continue
             except OSError as err:
