@@ -33,6 +33,7 @@ from fake_pbs.mom.job import MomJob
 from fake_pbs.mom.sisters import DropConnection, SisterJobs
 from fake_pbs.protocol import LineChannel, Message, ok
 from fake_pbs.unixaccept import accept
+from fake_pbs.workers import Workers
 
 STREAM_POLL = 1.0
 DRAIN_SECONDS = 10.0  # bound on a phased stop (fake-pbs stop waits 15 s before SIGKILL)
@@ -60,6 +61,7 @@ class MomDaemon:
         self.arriving: Dict[str, threading.Event] = {}
         self.stopping = threading.Event()
         self.listener: Optional[socket.socket] = None
+        self.workers = Workers("mom-conn")  # one connection each, threads reused
 
     # ---- life ----------------------------------------------------------------------------------
 
@@ -123,7 +125,7 @@ class MomDaemon:
                     break
                 raise
             conn.settimeout(None)
-            threading.Thread(target=self._connection, args=(conn,), daemon=True).start()
+            self.workers.spawn(self._connection, conn)
         self.listener.close()
         try:
             self.ctx.layout.socket.unlink()

@@ -10,7 +10,8 @@ process that imported this module once (fake_pbs/mom/launcher.py).
 The shepherd proper starts the job shell in a new session (the job's session id is its pid), as the
 job owner when it runs as root, records ``shepherd.json`` {pid, start ticks} atomically, waits for
 the shell, records ``exit.json`` {status, cput, mem} atomically and exits: the mom watches that
-exit (fake_pbs/mom/exitwatch.py), or, where it cannot, is told (best effort: it also polls). Exit status: normal exit -> its code; killed by signal N -> 256 + N.
+exit (fake_pbs/mom/exitwatch.py), or, where it cannot, is told (best effort: it also polls).
+Exit status: normal exit -> its code; killed by signal N -> 256 + N.
 Standard library only; imports kept few, as it starts once per job.
 """
 from __future__ import annotations

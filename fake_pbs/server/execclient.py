@@ -10,13 +10,14 @@ import pwd
 import grp
 import threading
 import time
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Set
 
 from fake_pbs import crashpoints, paths, protocol
 from fake_pbs.model.errors import PBSE_NORELYMOM, PBSE_UNKJOBID, PbsError
 from fake_pbs.server import lifecycle
 from fake_pbs.server.app import ExecLike, ServerApp
 from fake_pbs.server.logs import ERROR
+from fake_pbs.workers import Workers
 
 _RETRY_PAUSE = 0.2
 _START_ATTEMPTS = 25          # about five seconds for a mom that is still starting
@@ -32,8 +33,10 @@ def primary_host(job: Dict[str, Any]) -> str:
 class ExecClient(ExecLike):
     def __init__(self, app: ServerApp) -> None:
         self.app = app
-        self._threads: Dict[str, threading.Thread] = {}
+        self._following: Set[str] = set()  # "<jobid>#<run_count>" of the runs followed now
+        self._followers = Workers("exec")  # a follower per run, threads reused
         self._guard = threading.Lock()
+        self._workers = Workers("discard")  # the delete-job requests, threads reused
 
     # -- following jobs -----------------------------------------------------------------------
     def start(self, jobid: str) -> None:
@@ -59,15 +62,22 @@ class ExecClient(ExecLike):
             job = self.app.state.jobs.get(jobid)
             key = "%s#%s" % (jobid, job.get("run_count", "0") if job else "0")
         with self._guard:
-            for old in [k for k, t in self._threads.items() if not t.is_alive()]:
-                del self._threads[old]
-            current = self._threads.get(key)
-            if current is not None and current.is_alive():
+            if key in self._following:
                 return
-            thread = threading.Thread(target=self._follow, args=(jobid,),
-                                      name="exec-%s" % key, daemon=True)
-            self._threads[key] = thread
-        thread.start()
+            self._following.add(key)
+        try:
+            self._followers.spawn(self._follow_run, jobid, key)
+        except BaseException:
+            with self._guard:
+                self._following.discard(key)
+            raise
+
+    def _follow_run(self, jobid: str, key: str) -> None:
+        try:
+            self._follow(jobid)
+        finally:
+            with self._guard:
+                self._following.discard(key)
 
     def _snapshot(self, jobid: str) -> Optional[Dict[str, Any]]:
         with self.app.state.lock:
@@ -249,7 +259,7 @@ class ExecClient(ExecLike):
             except PbsError:
                 return
             crashpoints.reach(self.app.home, "server", "discard-sent")
-        threading.Thread(target=send, name="discard-%s" % jobid, daemon=True).start()
+        self._workers.spawn(send)
 
 
 def _kill_delay(job: Dict[str, Any], queue: Dict[str, Any]) -> int:
