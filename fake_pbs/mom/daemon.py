@@ -86,7 +86,9 @@ class MomDaemon:
             if entry.startswith(".gone-"):
                 shutil.rmtree(str(jobs_dir / entry), ignore_errors=True)  # discarded already
                 continue
-            record = read_json(jobs_dir / entry / "spec.json")
+            # A job whose discard had begun keeps its spec as discard.json (MomJob.discard).
+            record = (read_json(jobs_dir / entry / "spec.json")
+                      or read_json(jobs_dir / entry / "discard.json"))
             if record is None:
                 continue
             job = record.get("job") or {}
@@ -150,7 +152,7 @@ class MomDaemon:
             jobs = list(self.jobs.values())
             busy = list(self.discarding)
         for job in jobs:
-            if job.thread is None or not job.thread.is_alive() or job.done:
+            if not job.working or job.done:
                 continue
             if not job.events.has("start") or job.files.exit.exists():
                 busy.append(job.jobid)
