@@ -1,11 +1,12 @@
 """The shepherd: the detached parent of one job shell, independent of the mom.
 
-``python3 -m fake_pbs.mom.shepherd <jobdir>`` reads ``<jobdir>/launch.json`` and forks twice
-(double fork: the shepherd proper is re-parented to init, so a mom crash does not touch it), then
-prints ``ok <pid>`` or ``err <reason>`` once the job shell has been exec'd or has failed to, and
-exits: that is the mom's start handshake.  ``python3 -m fake_pbs.mom.shepherd --serve <dir>`` is
-the mom's launcher: the same start for each job directory it reads on stdin, forked from one
-process that imported this module once (fake_pbs/mom/launcher.py).
+``python3 -m fake_pbs.mom.shepherd <jobdir>`` reads ``<jobdir>/launch.json`` and forks the
+shepherd proper into its own session (re-parented to init when this process exits, so a mom
+crash does not touch it), then prints ``ok <pid>`` or ``err <reason>`` once the job shell has
+been exec'd or has failed to, and exits: that is the mom's start handshake.
+``python3 -m fake_pbs.mom.shepherd --serve <dir>`` is the mom's launcher: the same start for
+each job directory it reads on stdin, forked from one process that imported this module once
+(fake_pbs/mom/launcher.py).
 
 The shepherd proper starts the job shell in a new session (the job's session id is its pid), as the
 job owner when it runs as root, records ``shepherd.json`` {pid, start ticks} atomically, waits for
@@ -264,24 +265,23 @@ def _descendants_left(linger: float = LINGER_SECONDS) -> bool:
 def detach(jobdir: str) -> str:
     """Start the detached shepherd of the job in ``jobdir``; report ``ok <pid>`` or ``err ...``.
 
-    Forks an intermediate process that leaves this session and forks the shepherd proper, then
-    exits: the shepherd is re-parented to init and belongs to neither the mom nor the launcher.
+    Forks the shepherd proper, which leaves this session at once.  In the launcher (:func:`serve`)
+    it stays the launcher's child, reaped when it exits (one fork per job fewer than a double
+    fork: ~0.3 ms of CPU); the launcher ends with the mom and the shepherd is re-parented to
+    init, so it outlives both.  The one-shot form exits after the report: re-parented at once.
     """
     launch = read_json(os.path.join(jobdir, "launch.json"))
     if launch is None:
         return "err no launch record in %s" % jobdir
     read_fd, write_fd = os.pipe()
-    intermediate = os.fork()
-    if intermediate > 0:
+    if os.fork() > 0:
         os.close(write_fd)
         report = _read_all(read_fd).decode("utf-8", "replace")
-        os.waitpid(intermediate, 0)
         return report or "err shepherd died before starting the job"
     try:
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the launcher's reaper is not ours
         os.close(read_fd)
         os.setsid()
-        if os.fork() > 0:
-            os._exit(0)
         # Let go of the caller's descriptors at once (the mom's pipes, the launcher's).
         null = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
@@ -314,6 +314,17 @@ def _preload() -> None:
         pass
 
 
+def _reap(signum: int, frame: Any) -> None:
+    """SIGCHLD in the launcher: reap the shepherds that ended (they are its children)."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
 def serve() -> int:
     """``--serve``: the mom's launcher (fake_pbs/mom/launcher.py), started once per mom.
 
@@ -324,6 +335,7 @@ def serve() -> int:
     global _SUBREAPER
     for signum in (signal.SIGHUP, signal.SIGINT):
         signal.signal(signum, signal.SIG_IGN)
+    signal.signal(signal.SIGCHLD, _reap)
     _SUBREAPER = _load_subreaper()
     _preload()
     pending = b""
