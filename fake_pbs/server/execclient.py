@@ -10,10 +10,10 @@ import pwd
 import grp
 import threading
 import time
-from typing import Any, Dict, Optional, Set
+from typing import Any, Dict, List, Optional, Set
 
 from fake_pbs import crashpoints, paths, protocol
-from fake_pbs.model.errors import PBSE_NORELYMOM, PBSE_UNKJOBID, PbsError
+from fake_pbs.model.errors import PBSE_NORELYMOM, PBSE_PROTOCOL, PBSE_UNKJOBID, PbsError
 from fake_pbs.server import lifecycle
 from fake_pbs.server.app import ExecLike, ServerApp
 from fake_pbs.server.logs import ERROR
@@ -22,6 +22,7 @@ from fake_pbs.workers import Workers
 _RETRY_PAUSE = 0.2
 _START_ATTEMPTS = 25          # about five seconds for a mom that is still starting
 _CONNECT_TIMEOUT = 10.0
+_IDLE_PER_HOST = 2            # connections kept open to each mom for requests
 TERMJOB = "TermJob"
 
 
@@ -37,6 +38,7 @@ class ExecClient(ExecLike):
         self._followers = Workers("exec")  # a follower per run, threads reused
         self._guard = threading.Lock()
         self._workers = Workers("discard")  # the delete-job requests, threads reused
+        self._idle: Dict[str, List[protocol.LineChannel]] = {}  # per host, for request()
 
     # -- following jobs -----------------------------------------------------------------------
     def start(self, jobid: str) -> None:
@@ -213,17 +215,57 @@ class ExecClient(ExecLike):
 
     # -- plain requests -----------------------------------------------------------------------
     def request(self, host: str, op: str, **args: Any) -> Any:
+        """One request to the mom of ``host`` and its ``data``, on a connection kept from an
+        earlier request when there is one (a job's copy and delete-job requests were two
+        connections, accepts and threads in each daemon: docs/performance.md)."""
+        channel = self._idle_channel(host)
+        if channel is not None:
+            try:
+                channel.send(dict(args, op=op))
+            except OSError:
+                channel.close()  # the mom closed it (restarted): nothing was delivered
+                channel = None
+            if channel is not None:
+                return self._reply(host, channel)
         try:
             channel = protocol.connect(paths.mom_socket(self.app.home, host),
                                        timeout=_CONNECT_TIMEOUT)
         except OSError:
             raise PbsError(PBSE_NORELYMOM, "No reply from MOM")
         try:
-            return protocol.call(channel, op, **args)
-        except (OSError, ValueError):
-            raise PbsError(PBSE_NORELYMOM, "No reply from MOM")
-        finally:
+            channel.send(dict(args, op=op))
+        except OSError:
             channel.close()
+            raise PbsError(PBSE_NORELYMOM, "No reply from MOM")
+        return self._reply(host, channel)
+
+    def _reply(self, host: str, channel: protocol.LineChannel) -> Any:
+        """The reply to the request just sent on ``channel``; the channel is kept for the next
+        request after a whole reply, closed otherwise."""
+        try:
+            reply = channel.receive()
+        except (OSError, ValueError):
+            reply = None
+        if reply is None:
+            channel.close()
+            raise PbsError(PBSE_NORELYMOM, "No reply from MOM")
+        self._keep(host, channel)
+        if not reply.get("ok"):
+            raise PbsError(int(reply.get("code", PBSE_PROTOCOL)), reply.get("msg"))
+        return reply.get("data")
+
+    def _idle_channel(self, host: str) -> Optional[protocol.LineChannel]:
+        with self._guard:
+            kept = self._idle.get(host)
+            return kept.pop() if kept else None
+
+    def _keep(self, host: str, channel: protocol.LineChannel) -> None:
+        with self._guard:
+            kept = self._idle.setdefault(host, [])
+            if len(kept) < _IDLE_PER_HOST:
+                kept.append(channel)
+                return
+        channel.close()
 
     def signal(self, jobid: str, signal: str) -> None:
         """Send ``signal`` to the job's primary mom (call with the model lock held).
