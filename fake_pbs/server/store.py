@@ -8,6 +8,7 @@ dicts keyed by ``(kind, name)``.
 import sqlite3
 import sys
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Dict, Iterator, Optional, Tuple
 
@@ -71,7 +72,26 @@ class Store:
         # NORMAL survives any process crash; only a power loss could drop the last commits.
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
-        self._guard = threading.Lock()
+        self._guard = threading.RLock()
+        self._depth = 0  # open batch() blocks (their thread holds _guard throughout)
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """One transaction for the writes made inside: committed when the outermost block
+        ends, whether or not it raised (each write was committed on its own before, so
+        nothing that was written is dropped).  Callers reply only after the block: each
+        acknowledged change is still committed before its reply (docs/reliability.md).  A job
+        start or end writes the job and its vnodes: one commit instead of two."""
+        with self._guard:
+            if self._depth == 0:
+                self._db.execute("BEGIN")
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+                if self._depth == 0:
+                    self._db.execute("COMMIT")
 
     def close(self) -> None:
         with self._guard:
