@@ -1,7 +1,8 @@
 """Build the command runner's client (``fake_pbs/native/runclient.c``) into a cluster's home.
 
 ``fake-pbs start`` calls :func:`build`: with a C compiler (``cc`` on PATH) it compiles the
-client, with the runner's socket path compiled in, to ``<home>/runclient``, which
+client, with the runner's socket path and this tree's wrapper compiled in (the commands of
+another checkout must run their own code), to ``<home>/runclient``, which
 ``fake_pbs/bin/fake-pbs`` then execs instead of Python (docs/performance.md).  The build is
 cached by a hash of the source, the socket path and the compiler (``<home>/runclient.sha256``),
 written to a temporary name and renamed into place (a command never sees half a binary), and
@@ -19,6 +20,8 @@ from typing import Optional
 from fake_pbs import runner
 
 SOURCE = Path(__file__).resolve().parent / "native" / "runclient.c"
+# The commands' wrapper of this tree: only its commands are run by this tree's runner.
+WRAPPER = Path(__file__).resolve().parent / "bin" / "fake-pbs"
 CLIENT_NAME = "runclient"
 _BUILD_SECONDS = 60.0
 
@@ -46,9 +49,10 @@ def build(home: Path) -> Optional[Path]:
         source = SOURCE.read_bytes()
     except OSError:
         return None
-    define = "-DRUNNER_SOCKET=" + _c_string(runner.socket_path(str(home)))
-    digest = hashlib.sha256(source + b"\0" + define.encode() + b"\0" +
-                            os.fsencode(os.path.realpath(compiler))).hexdigest()
+    defines = ["-DRUNNER_SOCKET=" + _c_string(runner.socket_path(str(home))),
+               "-DRUNNER_WRAPPER=" + _c_string(os.path.realpath(str(WRAPPER)))]
+    digest = hashlib.sha256(b"\0".join([source, os.fsencode(os.path.realpath(compiler))]
+                                        + [d.encode() for d in defines])).hexdigest()
     try:
         if (stamp.read_text(encoding="ascii").strip() == digest and target.is_file()
                 and not target.is_symlink()):
@@ -57,7 +61,7 @@ def build(home: Path) -> Optional[Path]:
         pass
     tmp = home / (".%s.%d.tmp" % (CLIENT_NAME, os.getpid()))
     try:
-        done = subprocess.run([compiler, "-O2", "-o", str(tmp), define, str(SOURCE)],
+        done = subprocess.run([compiler, "-O2", "-o", str(tmp)] + defines + [str(SOURCE)],
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                               stderr=subprocess.PIPE, timeout=_BUILD_SECONDS, cwd=str(home))
         if done.returncode != 0:

@@ -4,7 +4,9 @@
  *     runclient PYTHON WRAPPER [ARG]...
  *
  * fake_pbs/bin/fake-pbs execs this as `runclient "$py" "$0" "$@"`.  It hands the command to the
- * cluster's runner (the runner's socket is compiled in as RUNNER_SOCKET by `fake-pbs start`):
+ * cluster's runner (`fake-pbs start` compiles in the runner's socket as RUNNER_SOCKET, and as
+ * RUNNER_WRAPPER the wrapper of the tree the runner runs: another checkout's commands, whose
+ * code may differ, take the Python path):
  * its stdin, stdout, stderr and working directory as descriptors, its umask, argv and
  * environment; it forwards SIGINT, SIGTERM and SIGHUP to the command, and exits with the
  * command's status or dies of its signal.  Whenever the runner cannot take the command before
@@ -25,8 +27,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef RUNNER_SOCKET
-#error "build with -DRUNNER_SOCKET=\"<run dir>/runner.sock\""
+#if !defined(RUNNER_SOCKET) || !defined(RUNNER_WRAPPER)
+#error "build with -DRUNNER_SOCKET=\"<run dir>/runner.sock\" -DRUNNER_WRAPPER=\"<bin>/fake-pbs\""
 #endif
 
 extern char **environ;
@@ -130,6 +132,10 @@ int main(int argc, char **argv)
     name = name ? name + 1 : argv[2];
     if (!known_command(name) || may_need_terminal(name, argc - 3, argv + 3))
         fallback();
+    char *wrapper = realpath(argv[2], NULL);
+    if (!wrapper || strcmp(wrapper, RUNNER_WRAPPER) != 0)
+        fallback();
+    free(wrapper);
 
     int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_un addr;
