@@ -31,7 +31,10 @@ def send(path: str, payload: bytes, fds: Sequence[int], magic: bytes = MAGIC,
     conn.connect(path)
     header = magic + struct.pack("=I", len(payload) if length is None else length)
     ancillary = [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("%di" % len(fds), *fds))]
-    conn.sendmsg([header + payload], ancillary if fds else [])
+    try:
+        conn.sendmsg([header + payload], ancillary if fds else [])
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # answered and closed before the request was read (refused): read the answer
     return conn
 
 
@@ -41,8 +44,8 @@ def answers(conn: socket.socket, data: bytes = b"") -> Tuple[str, int, Optional[
     while True:
         try:
             chunk = conn.recv(64)
-        except socket.timeout:
-            break
+        except (socket.timeout, ConnectionResetError):  # reset: the runner closed with
+            break                                       # request bytes left unread
         if not chunk:
             break
         data += chunk
