@@ -51,8 +51,8 @@ def build(home: Path) -> Optional[Path]:
         return None
     defines = ["-DRUNNER_SOCKET=" + _c_string(runner.socket_path(str(home))),
                "-DRUNNER_WRAPPER=" + _c_string(os.path.realpath(str(WRAPPER)))]
-    digest = hashlib.sha256(b"\0".join([source, os.fsencode(os.path.realpath(compiler))]
-                                        + [d.encode() for d in defines])).hexdigest()
+    parts = [source, os.fsencode(os.path.realpath(compiler))] + [d.encode() for d in defines]
+    digest = hashlib.sha256(b"\0".join(parts)).hexdigest()
     try:
         if (stamp.read_text(encoding="ascii").strip() == digest and target.is_file()
                 and not target.is_symlink()):

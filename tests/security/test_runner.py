@@ -18,8 +18,6 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List
 
-import pytest
-
 from fake_pbs import control, runner
 from ..reliability.rig import USER_PYTHON, Rig, need_users
 
