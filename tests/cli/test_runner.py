@@ -218,3 +218,31 @@ def test_client_is_rebuilt_only_when_its_source_or_socket_changes(tmp_path: Path
     assert runclient.build(home) == first and first.stat().st_mtime_ns != built
     assert not [p for p in home.iterdir() if p.name.endswith(".tmp")]
     assert paths.run_dir_path(str(home)) in runner.socket_path(str(home))
+
+
+def test_warm_up_leaves_nothing_behind() -> None:
+    """The runner's warm-up runs commands in its own process against a made-up connection;
+    whatever it changes (streams, argv, environment, umask, signals, the collector, the
+    commands' caches) must be as before, or every child would inherit it."""
+    import gc
+
+    from fake_pbs import leanos, protocol
+    from fake_pbs.cli import common, jobctl
+
+    runner.preload()
+    streams = (sys.stdin, sys.stdout, sys.stderr, list(sys.argv))
+    env = dict(os.environ)
+    mask = os.umask(0o027)
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGPIPE, signal.SIGINT, signal.SIGCHLD)}
+    connect, leave = protocol.connect, leanos._exit
+    try:
+        runner.warm_up()
+        assert (sys.stdin, sys.stdout, sys.stderr, list(sys.argv)) == streams
+        assert dict(os.environ) == env and os.umask(0o027) == 0o027
+        assert {s: signal.getsignal(s) for s in handlers} == handlers
+        assert gc.isenabled()
+        assert protocol.connect is connect and common.connect is connect
+        assert leanos._exit is leave
+        assert common._channel is None and jobctl._server_name is None
+    finally:
+        os.umask(mask)
