@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 from fake_pbs import control, runner
-from ..reliability.rig import USER_PYTHON, Rig, need_users
+from ..reliability.rig import BIN, USER_PYTHON, Rig, need_users
 
 REPO = Path(__file__).resolve().parent.parent.parent
 
@@ -176,3 +176,38 @@ def test_the_runner_socket_of_a_shared_cluster_is_the_only_open_door(rig: Rig) -
     assert not sock.parent.stat().st_mode & 0o022
     client = rig.home / "runclient"
     assert client.stat().st_uid == 0 and not client.stat().st_mode & 0o022
+
+
+def test_other_users_take_the_fast_path_only_through_a_trusted_client(rig: Rig) -> None:
+    """pbsuser's commands on root's cluster go through root's client (no Python started);
+    a client that others may write is not trusted and the Python path is taken, as the
+    wrapper treats ``<home>/interpreter`` (docs/security.md)."""
+    need_users()
+    calls = rig.home / "python-calls"
+    calls.write_text("")
+    calls.chmod(0o666)
+    shim = rig.home / "logging-python"
+    shim.write_text('#!/bin/sh\necho "$2" >> %s\nexec %s "$@"\n' % (calls, USER_PYTHON))
+    shim.chmod(0o755)
+    entry = pwd.getpwnam("pbsuser")
+
+    def become() -> None:
+        os.initgroups("pbsuser", entry.pw_gid)
+        os.setgid(entry.pw_gid)
+        os.setuid(entry.pw_uid)
+
+    def qstat() -> "subprocess.CompletedProcess[str]":
+        return subprocess.run(["qstat", "-Q"], env=dict(rig.env, FAKE_PBS_PYTHON=str(shim)),
+                              cwd="/tmp", stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              universal_newlines=True, timeout=60, preexec_fn=become)
+    done = qstat()
+    assert (done.returncode, done.stderr) == (0, "") and "workq" in done.stdout
+    assert calls.read_text() == ""
+    client = rig.home / "runclient"
+    client.chmod(0o775)  # group-writable: someone else could have replaced it
+    try:
+        done = qstat()
+    finally:
+        client.chmod(0o755)
+    assert (done.returncode, done.stderr) == (0, "") and "workq" in done.stdout
+    assert calls.read_text().split() == ["%s/qstat" % BIN]
