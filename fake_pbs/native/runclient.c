@@ -132,6 +132,11 @@ int main(int argc, char **argv)
     name = name ? name + 1 : argv[2];
     if (!known_command(name) || may_need_terminal(name, argc - 3, argv + 3))
         fallback();
+    /* A closed standard descriptor would be taken by the socket below and passed on as the
+     * stream: Python sees it closed (sys.stdout None), so must the command. */
+    for (int fd = 0; fd < 3; fd++)
+        if (fcntl(fd, F_GETFD) < 0)
+            fallback();
     char *wrapper = realpath(argv[2], NULL);
     if (!wrapper || strcmp(wrapper, RUNNER_WRAPPER) != 0)
         fallback();
@@ -188,7 +193,7 @@ int main(int argc, char **argv)
         sent = sendmsg(sock, &msg, MSG_NOSIGNAL);
     while (sent < 0 && errno == EINTR);
     if (sent <= 0)
-        fallback(); /* e.g. a closed stdin (EBADF): nothing reached the runner */
+        fallback(); /* nothing reached the runner */
     close(cwd);
 
     /* Forward the signals a user or a batch system sends a command, from now on. */

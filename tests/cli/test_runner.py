@@ -246,3 +246,16 @@ def test_warm_up_leaves_nothing_behind() -> None:
         assert common._channel is None and jobctl._server_name is None
     finally:
         os.umask(mask)
+
+
+def test_a_closed_standard_descriptor_takes_the_python_path(
+        fake_pbs: FakeCluster, logged: Tuple[Dict[str, str], Path]) -> None:
+    """With stdout closed the client's socket would take descriptor 1 and be passed on as the
+    command's stdout; the Python path is taken instead, so the command sees what it always
+    did (no sys.stdout)."""
+    env, log = logged
+    fast = _run(["sh", "-c", "qstat -Q >&-"], env, str(fake_pbs.home))
+    assert len(_calls(log)) == 1
+    slow = _run(["sh", "-c", "qstat -Q >&-"], dict(env, FAKE_PBS_RUNNER="0"),
+                str(fake_pbs.home))
+    assert fast == slow and fast[0] != 0
