@@ -31,6 +31,8 @@
 #error "build with -DRUNNER_SOCKET=\"<run dir>/runner.sock\" -DRUNNER_WRAPPER=\"<bin>/fake-pbs\""
 #endif
 
+#define MAX_REQUEST (8u << 20) /* fake_pbs/runner.py's */
+
 extern char **environ;
 
 static const char *const commands[] = {
@@ -164,10 +166,13 @@ int main(int argc, char **argv)
     int bad = put(&buf, &len, &cap, "FPR1\0\0\0\0", 8) || put(&buf, &len, &cap, fields, 8);
     for (int i = 2; i < argc && !bad; i++)
         bad = put(&buf, &len, &cap, argv[i], strlen(argv[i]) + 1);
-    for (char **env = environ; *env && !bad; env++)
-        bad = put(&buf, &len, &cap, *env, strlen(*env) + 1);
-    if (bad || len - 8 > UINT32_MAX)
-        fallback();
+    for (char **env = environ; *env && !bad; env++) {
+        const char *eq = strchr(*env, '=');
+        if (eq && eq != *env) /* as Python's os.environ, which skips the others */
+            bad = put(&buf, &len, &cap, *env, strlen(*env) + 1);
+    }
+    if (bad || len - 8 > MAX_REQUEST)
+        fallback(); /* the runner would refuse it (runner.MAX_REQUEST) */
     uint32_t body = (uint32_t)(len - 8);
     memcpy(buf + 4, &body, 4);
 
