@@ -19,7 +19,7 @@ from typing import Dict, Iterator, List, Tuple
 
 import pytest
 
-from fake_pbs import control, paths, runclient, runner
+from fake_pbs import control, paths, runclient, runner, runwarm
 from fake_pbs.testing import FakeCluster, wait_for
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler: no fast path")
@@ -236,7 +236,7 @@ def test_warm_up_leaves_nothing_behind() -> None:
     handlers = {s: signal.getsignal(s) for s in (signal.SIGPIPE, signal.SIGINT, signal.SIGCHLD)}
     connect, leave = protocol.connect, leanos._exit
     try:
-        runner.warm_up()
+        runwarm.warm_up()
         assert (sys.stdin, sys.stdout, sys.stderr, list(sys.argv)) == streams
         assert dict(os.environ) == env and os.umask(0o027) == 0o027
         assert {s: signal.getsignal(s) for s in handlers} == handlers
