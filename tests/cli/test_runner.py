@@ -259,3 +259,52 @@ def test_a_closed_standard_descriptor_takes_the_python_path(
     slow = _run(["sh", "-c", "qstat -Q >&-"], dict(env, FAKE_PBS_RUNNER="0"),
                 str(fake_pbs.home))
     assert fast == slow and fast[0] != 0
+
+
+def test_concurrent_commands_each_run_once(fake_pbs: FakeCluster,
+                                           logged: Tuple[Dict[str, str], Path]) -> None:
+    """16 qsubs at once through the runner: each submits exactly one job and prints its id
+    (PBS qsub: one job per call)."""
+    import threading
+
+    env, log = logged
+    results: List[Tuple[int, str, str]] = []
+    lock = threading.Lock()
+
+    def one() -> None:
+        done = _run(["qsub", "-h", "--", "/bin/true"], env, str(fake_pbs.home))
+        with lock:
+            results.append(done)
+    threads = [threading.Thread(target=one) for _ in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert [(code, err) for code, _, err in results] == [(0, "")] * 16
+    ids = sorted(out.strip() for _, out, _ in results)
+    assert len(set(ids)) == 16
+    assert sorted(fake_pbs.call("selectjob", criteria=[], extend="")) == ids
+    assert _calls(log) == []
+
+
+def test_a_busy_or_foreign_caller_is_answered_without_a_fork(tmp_path: Path) -> None:
+    """At MAX_PER_UID running commands of one uid the runner answers B (busy: the client
+    runs the command itself); a private runner answers X to any other uid."""
+    import socket
+
+    serving = runner.Runner(str(tmp_path))
+    serving.shared = False
+    assert serving.allowed(os.getuid()) and not serving.allowed(os.getuid() + 1)
+    busy = [socket.socketpair() for _ in range(runner.MAX_PER_UID)]
+    try:
+        for number, (mine, _) in enumerate(busy):
+            serving.children[10_000_000 + number] = (mine, os.getuid())
+        ours, theirs = socket.socketpair()
+        serving._start(ours)  # refused before any fork: nothing to reap
+        theirs.settimeout(5)
+        assert theirs.recv(16) == b"B" and theirs.recv(16) == b""
+        theirs.close()
+    finally:
+        for pair in busy:
+            for end in pair:
+                end.close()
