@@ -162,6 +162,7 @@ def own_cluster() -> Iterator[FakeCluster]:
             shutil.rmtree(str(home), ignore_errors=True)
 
 
+@pytest.mark.cluster  # own_cluster starts daemons
 def test_a_dead_runner_leaves_the_python_path(own_cluster: FakeCluster, tmp_path: Path) -> None:
     """A runner killed with SIGKILL leaves its socket behind: a command then runs the Python
     way, with the same result."""
@@ -180,6 +181,7 @@ def test_a_dead_runner_leaves_the_python_path(own_cluster: FakeCluster, tmp_path
     assert (code, err) == (0, "") and len(_calls(log)) == 1
 
 
+@pytest.mark.cluster  # own_cluster starts daemons
 def test_without_a_compiler_every_command_runs_the_python_way(
         own_cluster: FakeCluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     empty = tmp_path / "no-cc"
@@ -194,6 +196,7 @@ def test_without_a_compiler_every_command_runs_the_python_way(
     assert len(_calls(log)) == 1
 
 
+@pytest.mark.cluster  # own_cluster starts daemons
 def test_stop_ends_the_runner(own_cluster: FakeCluster) -> None:
     own_cluster.start()
     pid = control._read_pids(own_cluster.home)["runner"]

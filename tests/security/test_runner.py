@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List
 
+import pytest
+
 from fake_pbs import control, runner
 from ..reliability.rig import BIN, USER_PYTHON, Rig, need_users
 
@@ -121,6 +123,7 @@ def test_malformed_requests_end_only_their_own_child(rig: Rig) -> None:
     assert _runner_pid(rig) == before and control._alive(before, rig.home)
 
 
+@pytest.mark.cluster  # starts a runner of its own
 def test_a_user_started_runner_serves_its_user_only() -> None:
     """A runner started by pbsuser refuses root (X) and pbsuser2 (cannot even connect, or X),
     and serves pbsuser."""
