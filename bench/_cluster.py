@@ -158,20 +158,26 @@ class BenchCluster:
         return int(data["reaped"]), float(data["cpu"])
 
     def daemons_cpu(self) -> Dict[str, float]:
-        """CPU seconds so far (user + system) of the server (with whatever it reaped), of the
-        moms (each with its shepherd launcher) and, as ``launched``, of the shepherds the
-        launchers forked, live or reaped, with their job shells (they are jobs' CPU)."""
+        """CPU seconds so far (user + system) of the server and of the command runner (the
+        commands it forked), each with whatever it reaped, of the moms (each with its shepherd
+        launcher) and, as ``launched``, of the shepherds the launchers forked, live or reaped,
+        with their job shells (they are jobs' CPU)."""
         with open(str(paths.run_dir(self.home) / "daemons.json"), "r") as handle:
             pids = json.load(handle)
         spent: Dict[str, float] = {"server": 0.0, "mom": 0.0, "launched": 0.0}
         for key, pid in pids.items():
-            if key == "server":
-                spent["server"] += _tree_cpu(int(pid))
+            if key in ("server", "runner"):
+                spent[key] = spent.get(key, 0.0) + _tree_cpu(int(pid))
                 continue
             own, launched = _mom_cpu(int(pid))
             spent["mom"] += own
             spent["launched"] += launched
         return spent
+
+    def runner_pid(self) -> int:
+        """The command runner's pid (0: none), whose children run the commands' work."""
+        with open(str(paths.run_dir(self.home) / "daemons.json"), "r") as handle:
+            return int(json.load(handle).get("runner", 0))
 
     def drop_channel(self) -> None:
         """Forget this cluster's own connection (after its server was stopped)."""
