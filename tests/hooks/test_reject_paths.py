@@ -42,6 +42,8 @@ def test_begin_reject_requeues_without_a_run_then_holds(hc: Cluster) -> None:
     assert records == ["Q"]
     assert not hc.messages("mom:node1", "Obit sent")
     assert not hc.messages("mom:node1", "end ran")
+    assert not list((hc.home / "mom_priv" / "node1" / "jobs").glob(jobid + "*")), \
+        "a refused job leaves nothing on the mom"
 
 
 def test_launch_reject_ends_the_job_with_empty_output_staged(hc: Cluster) -> None:
