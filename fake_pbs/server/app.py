@@ -7,10 +7,12 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from fake_pbs import paths
 from fake_pbs import pace
+from fake_pbs.model import resources as rdefs
+from fake_pbs.model import sched_config
 from fake_pbs.server import config as cluster_config
 from fake_pbs.server import defaults
 from fake_pbs.server.logs import AccountingLog, DaemonLog
@@ -64,8 +66,29 @@ class ServerApp:
         # A fake-only setting of cluster.json: the first job number of a new install (the
         # fidelity replay numbers like its capture did, so fixed-width columns line up).
         state.start_numbering(int(self.config.get("first_job_seq", 0)))
+        site = site_resources(self.config)
+        for entry in site:
+            # `qmgr -c 'create resource NAME type=T, flag=F'`, as the site's admin would
+            state.objects.setdefault("resource", {})[str(entry["name"])] = {
+                "type": str(entry.get("type", "long")), "flag": str(entry.get("flag", ""))}
         self._add_missing_nodes()
         state.save_all()
+        self._write_sched_config([str(e["name"]) for e in site if e.get("sched")])
+
+    def _write_sched_config(self, scheduled: List[str]) -> None:
+        """A new install's sched_priv/sched_config: PBS's resources line plus the site's."""
+        path = paths.sched_config(self.home)
+        if path.exists():
+            return
+        path.parent.mkdir(mode=0o750, parents=True, exist_ok=True)
+        path.write_text(sched_config.default_text(scheduled), encoding="utf-8")
+
+    def read_sched_config(self) -> Optional[str]:
+        """The scheduler's file as it is now (None when there is none)."""
+        try:
+            return paths.sched_config(self.home).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
 
     def _add_missing_nodes(self) -> None:
         now = self.now()
@@ -107,12 +130,42 @@ class ServerApp:
         if self.scheduler is not None:
             self.scheduler.trigger()
 
+    def reconfigure_scheduler(self) -> None:
+        """Tell the scheduler to re-read its configuration (PBS's SCH_CONFIGURE)."""
+        if self.scheduler is not None:
+            self.scheduler.reconfigure()
+
+    def sched_consumables(self) -> Sequence[str]:
+        """The consumables the scheduler schedules now (its resources line, read at start and
+        at each SCH_CONFIGURE)."""
+        if self.scheduler is not None:
+            return self.scheduler.consumables()
+        from fake_pbs.server.sched.resources import consumables_of
+        return consumables_of(sched_config.scheduled(self.read_sched_config()),
+                              self.state.objects.get("resource"))
+
     def history_enabled(self) -> bool:
         return self.state.server.get("job_history_enable", "False").lower() in ("true", "1", "y")
 
 
+def site_resources(config: Dict[str, Any]) -> Sequence[Dict[str, Any]]:
+    """The resources a new install creates: cluster.json ``site_resources`` when given (the
+    fidelity replay gives none: PBS's built-ins only), else :data:`rdefs.SITE_DEFAULTS`."""
+    given = config.get("site_resources")
+    if given is None:
+        return rdefs.SITE_DEFAULTS
+    return [entry for entry in given if isinstance(entry, dict) and entry.get("name")]
+
+
 class SchedulerLike:
     def trigger(self) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def reconfigure(self) -> None:  # pragma: no cover - interface
+        """SCH_CONFIGURE: re-read sched_config (no cycle)."""
+        raise NotImplementedError
+
+    def consumables(self) -> Sequence[str]:  # pragma: no cover - interface
         raise NotImplementedError
 
 

@@ -169,3 +169,15 @@ def test_unchanged_comment_is_not_repeated() -> None:
     queued["comment"] = "Not Running: Not enough free nodes available"
     result = cycle({"vm": node(1, state="offline")}, [queued])
     assert result.comments == {}
+
+
+def test_a_resource_off_the_resources_line_is_neither_checked_nor_assigned() -> None:
+    """Extra n02k-n02n: with ngpus created but not on sched_config's resources line (PBS's
+    default line: ncpus and mem), select=1:ncpus=1:ngpus=4 runs on a 2-gpu vnode and exec_vnode
+    shows only (vm:ncpus=1); n02q-n02t: once on the line it is assigned and refused."""
+    jobs = [job(411, select="1:ncpus=1:ngpus=1"), job(412, select="1:ncpus=1:ngpus=4")]
+    result = cycle({"vm": node(2, ngpus=2)}, jobs, consumables=("ncpus", "mem"))
+    assert [(r.jobid, r.exec_vnode) for r in result.runs] == [
+        ("411.vm", "(vm:ncpus=1)"), ("412.vm", "(vm:ncpus=1)")]
+    result = cycle({"vm": node(2, ngpus=2)}, jobs)
+    assert [(r.jobid, r.exec_vnode) for r in result.runs] == [("411.vm", "(vm:ncpus=1:ngpus=1)")]
