@@ -15,13 +15,14 @@ import os
 import shutil
 import signal
 import threading
+import time
 from typing import Any, Dict, List, Optional, Tuple
 
 from fake_pbs import crashpoints
 from fake_pbs.model.errors import PBSE_HOOK_REJECT, PBSE_UNKSIG, PbsError
 from fake_pbs.mom import hookpoints, hookshep, launcher, vnodemap
 from fake_pbs.mom.context import MomContext
-from fake_pbs.mom.delivery import append_as_owner, deliver
+from fake_pbs.mom.delivery import Report, append_as_owner, deliver
 from fake_pbs.mom.durable import read_json, write_json
 from fake_pbs.mom.environment import nodefile_lines
 from fake_pbs.mom.eventlog import EventLog
@@ -57,6 +58,10 @@ def remove_job_dir(files: JobLayout) -> None:
     except FileNotFoundError:
         return
     shutil.rmtree(str(gone), ignore_errors=True)
+
+
+def _no_pause(seconds: float) -> None:
+    """The fast pace: failed copies are tried again at once."""
 
 
 class StartFailure(Exception):
@@ -98,6 +103,7 @@ class MomJob:
         # The server's copy file request (stage-out after the obit): set by request_copy, or
         # by discard so that a job deleted meanwhile still has its output delivered.
         self._copy = threading.Event()
+        self._stopping = threading.Event()  # the mom stops: no more copy pauses
         self._copy_asked = False
         self.thread: Optional[threading.Thread] = None
         hosts: List[str] = []
@@ -498,6 +504,7 @@ class MomJob:
 
     def stop_waiting(self) -> None:
         """The mom is stopping: no copy request will be served, stage out at once."""
+        self._stopping.set()
         self._copy.set()
 
     def _stage_out_when_asked(self, wait: float) -> None:
@@ -519,13 +526,24 @@ class MomJob:
         if launch is None:
             return 1
         home_dir = str(self.job.get("home") or "/")
-        streams = deliveries(job_streams(self.job.get("attrs", {}), self.files, home_dir))
+        attrs = self.job.get("attrs", {})
+        streams = deliveries(job_streams(attrs, self.files, home_dir))
+        owner = str(attrs.get("euser") or str(attrs.get("Job_Owner", "")).split("@")[0])
+        report = Report(self.ctx.log, self.jobid, owner, self.ctx.host)
+        began = time.monotonic()
         done, attempted = deliver(streams, launch, self.ctx.layout.undelivered,
-                                  bool(launch.get("drop_privileges")))
+                                  bool(launch.get("drop_privileges")), report,
+                                  self._copy_pause if self.ctx.pace.copy_pauses else _no_pause)
         if attempted:
-            self.ctx.log.job(self.jobid, "Staged %d/%d items out over 0:00:00"
-                             % (done, attempted), 0x0100)
+            took = int(time.monotonic() - began)
+            self.ctx.log.job(self.jobid, "Staged %d/%d items out over %d:%02d:%02d"
+                             % (done, attempted, took // 3600, took // 60 % 60, took % 60),
+                             0x0100)
         return 1 if done == attempted else 0
+
+    def _copy_pause(self, seconds: float) -> None:
+        """sys_copy's sleep between failed copies; a stopping mom does not wait it out."""
+        self._stopping.wait(seconds)
 
     def _release_all(self, status: int) -> None:
         released = {host for event in self.events.snapshot() if event["ev"] == "release"

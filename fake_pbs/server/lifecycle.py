@@ -205,6 +205,8 @@ def apply_event(app: ServerApp, event: Dict[str, Any]) -> bool:
         hookpoints.mom_update(app, job, event)
     elif kind == "release":
         if event.get("final"):
+            # the mom's stage-out result: 0 when a file could not be delivered (i05w)
+            job["_stageout_status"] = str(int(event.get("stageout_status", 1)))
             complete(app, job)
             return True
         save(app, job)
@@ -311,6 +313,14 @@ def _decide_end(app: ServerApp, job: Job) -> bool:
     app.log.job(jobid, "Obit received momhop:%s serverhop:%s state:%s substate:%s" % (
         job.get("run_count", "1"), job.get("run_count", "1"), "R",
         job.get("_substate_at_obit", st.SUB_RUNNING)), DEBUG)
+    if job.get("_stageout_status") == "0":
+        # The mom's copy failed: PBS logs the post-job error, then the obit the mom sends
+        # after its stage-out (state E, substate 53: i05g's server log).
+        host = str(job.get("exec_host", "")).split("/")[0]
+        app.log.job(jobid, "Post job file processing error; job %s on host %s" % (jobid, host),
+                    0x000d)
+        app.log.job(jobid, "Obit received momhop:%s serverhop:%s state:E substate:53" % (
+            job.get("run_count", "1"), job.get("run_count", "1")), DEBUG)
     if status in RERUN_MESSAGES:
         app.log.job(jobid, RERUN_MESSAGES[status], 0x0009)
     rerunable = job.get("Rerunable", "True") == "True"
@@ -484,7 +494,7 @@ def to_history(app: ServerApp, job: Job, substate: int, ran: bool) -> None:
     jobid = job["_id"]
     if ran:
         job["obittime"] = str(job.pop("_obit", now))
-        job["Stageout_status"] = "1"
+        job["Stageout_status"] = str(job.pop("_stageout_status", "1"))
         # PBS learns the session id from the mom's first status update; a job that ended
         # within a couple of seconds never shows one (b04, i01c) while longer ones do (c04c).
         # Under the pbs pace the first update itself sets it (_first_update).
