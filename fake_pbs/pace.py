@@ -105,6 +105,11 @@ class PollClock:
             self.last = now
             self.interval = min(self.interval + self.step, self.maximum)
 
+    def last_poll(self, now: float) -> float:
+        """The instant of the last poll at or before ``now`` that sampled jobs."""
+        self._advance(now)
+        return self.last
+
     def next_poll(self, now: float) -> float:
         """The instant of the first poll after ``now``."""
         self._advance(now)

@@ -60,6 +60,11 @@ def remove_job_dir(files: JobLayout) -> None:
     shutil.rmtree(str(gone), ignore_errors=True)
 
 
+# Kills after which pace pbs leaves the task open until a resource poll or kill_delay's SIGKILL
+# (the shell is reaped, a child may still be listed: mom_start.c, fake_pbs/pace.py).
+_ORPHANING_KILLS = (TERMJOB, "walltime")
+
+
 def _no_pause(seconds: float) -> None:
     """The fast pace: failed copies are tried again at once."""
 
@@ -100,6 +105,8 @@ class MomJob:
         self._kill_lock = threading.Lock()
         self._term_sent = False
         self._kill_sent = False
+        self._reaped_logged = False  # "task 00000001 terminated" logged while orphaned
+        self._walltime_polled = 0.0  # the last resource poll that checked the walltime
         # The server's copy file request (stage-out after the obit): set by request_copy, or
         # by discard so that a job deleted meanwhile still has its output delivered.
         self._copy = threading.Event()
@@ -335,10 +342,14 @@ class MomJob:
         while not self.discarded:
             record = read_json(self.files.exit)
             if record is not None and not self._unseen_until_poll():
+                self._seen_at_kill_delay()
                 self._complete(record)
                 return
             shepherd = read_json(self.files.shepherd) or {}
-            if record is not None:  # pace pbs: the shell died of TermJob; wait for the poll
+            if record is not None:  # pace pbs: the shell died of the kill; wait for the poll
+                if not self._reaped_logged:  # the shell is reaped now; the task stays open
+                    self._reaped_logged = True
+                    self.ctx.log.job(self.jobid, "task 00000001 terminated", 0x0080)
                 self.wake.wait(POLL_SECONDS / 10)
                 self.wake.clear()
                 continue
@@ -362,7 +373,7 @@ class MomJob:
         if not self.ctx.pace.mom_poll:
             return False
         kill = read_json(self.files.kill)
-        if kill is None or kill.get("reason") != TERMJOB:
+        if kill is None or kill.get("reason") not in _ORPHANING_KILLS:
             return False
         now = self.ctx.clock()
         shepherd = read_json(self.files.shepherd) or {}
@@ -371,6 +382,25 @@ class MomJob:
             due = self.ctx.polls.orphan_seen(float(kill["at"]), started)
         delay = float(self.job.get("kill_delay", DEFAULT_KILL_DELAY))
         return now < min(due, float(kill["at"]) + delay)
+
+    def _seen_at_kill_delay(self) -> None:
+        """pace pbs: how an orphaned task ends.  Still open at kill_delay, it gets the SIGKILL:
+        ``kill_job``, ``task 00000001 force exited`` (i06d, 11 s after the walltime kill); seen
+        empty at a resource poll before that: ``no active process for task`` (master g12)."""
+        kill = read_json(self.files.kill)
+        if (not self._reaped_logged or kill is None or self._kill_sent
+                or kill.get("reason") not in _ORPHANING_KILLS):
+            return
+        delay = float(self.job.get("kill_delay", DEFAULT_KILL_DELAY))
+        if self.ctx.clock() - float(kill["at"]) >= delay:
+            self._kill_sent = True
+            sid = self._session()
+            if sid > 0:
+                signal_session(sid, signal.SIGKILL)
+            self.ctx.log.job(self.jobid, "kill_job")
+            self.ctx.log.job(self.jobid, "task 00000001 force exited", 0x0080)
+        else:  # the resource poll found the session empty (master g12)
+            self.ctx.log.job(self.jobid, "no active process for task 00000001")
 
     @staticmethod
     def _alive(shepherd: Dict[str, Any]) -> bool:
@@ -382,9 +412,20 @@ class MomJob:
         return int((read_json(self.files.shepherd) or {}).get("pid", 0))
 
     def _check_walltime(self, shepherd: Dict[str, Any], limit: Optional[int]) -> None:
+        """The walltime limit: checked every second (pace fast), or at the mom's resource
+        polls as PBS does (pace pbs: i06d's ``walltime 10 exceeded limit 3`` at the first
+        poll, 10 s after the start)."""
         if limit is None or self.files.kill.exists():
             return
-        used = int(self.ctx.clock() - float(shepherd.get("start_time", self.ctx.clock())))
+        now = self.ctx.clock()
+        start = float(shepherd.get("start_time", now))
+        if self.ctx.pace.mom_poll:
+            with self.ctx.polls_lock:
+                now = self.ctx.polls.last_poll(now)
+            if now <= max(start, self._walltime_polled):
+                return
+            self._walltime_polled = now
+        used = int(now) - int(start)
         if used <= limit:
             return
         self.ctx.log.job(self.jobid, "walltime %d exceeded limit %d" % (used, limit))
@@ -488,7 +529,8 @@ class MomJob:
         used = resources_used(self.job.get("attrs", {}), float(record.get("cput", 0)),
                               int(record.get("maxrss_kb", 0)),
                               float(record.get("end_time", start)) - start)
-        log.job(jobid, "task 00000001 terminated", 0x0080)
+        if not self._reaped_logged:
+            log.job(jobid, "task 00000001 terminated", 0x0080)
         log.job(jobid, "Terminated")
         log.job(jobid, "task 00000001 cput=%s" % used["cput"], 0x0100)
         log.job(jobid, "kill_job")

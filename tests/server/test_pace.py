@@ -116,3 +116,25 @@ def test_deleted_job_stays_running_until_the_mom_notices(home: Path) -> None:
         assert (attrs["job_state"], attrs["Exit_status"]) == ("F", "271")
     finally:
         _run(home, [BIN + "/qmgr", "-c", "unset queue workq kill_delay"])
+
+
+def test_walltime_is_enforced_at_the_moms_resource_poll(home: Path) -> None:
+    """Extra i06/i06b/i06d: walltime=3 is found exceeded only at the mom's first resource poll
+    (10 s after the start: `walltime 10 exceeded limit 3` in the log and the stderr file), the
+    shell is reaped (`task 00000001 terminated`), and the task ends at kill_delay's SIGKILL
+    (`kill_job`, `task 00000001 force exited`), then Exit_status -29."""
+    done = _run(home, [BIN + "/qsub", "-l", "walltime=3",
+                       _script(home, "wt3.sh", "echo err-before-sleep >&2; sleep 120")])
+    jobid = done.stdout.strip()
+    attrs = _wait_state(home, jobid, "F", 60)
+    assert (attrs["job_state"], attrs["Exit_status"]) == ("F", "-29")
+    mark = ";pbs_mom;Job;%s;" % jobid
+    log = "".join(p.read_text() for p in sorted((home / "mom_logs").rglob("2*")))
+    lines = [ln.split(mark, 1)[1] for ln in log.splitlines() if mark in ln]
+    exceeded = [ln for ln in lines if ln.startswith("walltime ")]
+    assert exceeded and int(exceeded[0].split()[1]) >= 10, lines
+    at = lines.index(exceeded[0])
+    assert lines[at + 1:at + 6] == ["kill_job", "task 00000001 terminated", "kill_job",
+                                    "task 00000001 force exited", "Terminated"], lines
+    err = (home / ("wt3.sh.e" + jobid.split(".")[0])).read_text()
+    assert err == "err-before-sleep\n=>> PBS: job killed: %s\n" % exceeded[0]
