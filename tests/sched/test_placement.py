@@ -181,3 +181,19 @@ def test_a_resource_off_the_resources_line_is_neither_checked_nor_assigned() -> 
         ("411.vm", "(vm:ncpus=1)"), ("412.vm", "(vm:ncpus=1)")]
     result = cycle({"vm": node(2, ngpus=2)}, jobs)
     assert [(r.jobid, r.exec_vnode) for r in result.runs] == [("411.vm", "(vm:ncpus=1:ngpus=1)")]
+
+
+def test_subjobs_of_a_held_array_wait_for_the_parent() -> None:
+    """Extra j04d/j04h: `qsub -h -J 1-4%2`: the parent is H and its subjobs Q; the scheduler
+    runs none of them until the parent is released (then the parent is Q, later B)."""
+    parent = job(341)
+    parent.update({"id": "341[].vm", "array": "True", "job_state": "H"})
+    subjobs = []
+    for index in (1, 2):
+        sub = job(341)
+        sub.update({"id": "341[%d].vm" % index, "array_id": "341[].vm"})
+        subjobs.append(sub)
+    assert cycle({"vm": node(2)}, [parent] + subjobs).runs == []
+    parent["job_state"] = "Q"
+    assert [r.jobid for r in cycle({"vm": node(2)}, [parent] + subjobs).runs] == [
+        "341[1].vm", "341[2].vm"]

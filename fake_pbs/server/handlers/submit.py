@@ -218,6 +218,9 @@ def create_subjob(app: Any, parent: Job, seq: int, index: int) -> None:
     subid = jobids.make(seq, app.server_name, index=index)
     child: Job = {k: v for k, v in parent.items() if job_attrs.subjob_copies(k)}
     child["_id"] = subid
+    # Subjobs start queued whatever the parent's hold (j04h: a `qsub -h -J` array is H, its
+    # subjobs Q; the scheduler runs none while the parent is held).
+    lifecycle.set_state(child, st.QUEUED, st.SUB_QUEUED)
     child["array_id"] = parent["_id"]
     child["array_index"] = str(index)
     for attr in ("Output_Path", "Error_Path"):

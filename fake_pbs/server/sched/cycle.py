@@ -196,8 +196,12 @@ class _Cycle:
     def order(self) -> List[Attrs]:
         """Preemption priority, then queue Priority, then submission (qtime, then input order)."""
         keyed = []
+        # A subjob runs only while its array may: not while the parent is held or waiting
+        # (a held array's subjobs are Q, j04h; qrls of the parent lets them run).
+        stopped = {job.get("id") for job in self.jobs
+                   if job.get("array") == "True" and job.get("job_state") not in ("Q", "B")}
         for index, job in enumerate(self.jobs):
-            if not _eligible(job, self.queues, self.now):
+            if not _eligible(job, self.queues, self.now) or job.get("array_id") in stopped:
                 continue
             queue = self.queues[job.get("queue", "")]
             qtime = _number(job.get("qtime"))
