@@ -167,8 +167,6 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     deps = depend.parse(job.get("depend", ""), app.server_name) if job.get("depend") else []
     hookpoints.current().queuejob(app, job)
     app.state.jobs[jobid] = job
-    if deps:
-        depend.register(app, job, deps)
     app.state.save_job(jobid)
     if is_array:
         for index in indices:
@@ -180,6 +178,9 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
         ctx.caller.name, job["Job_Owner"], name, queue))
     app.acct.record("Q", jobid, "%s %s " % (lifecycle.acct_base(job),
                                             lifecycle.resource_list_fields(job)))
+    if deps:  # after the Job Queued line (j05p, j05y)
+        depend.register(app, job, deps)
+        app.state.save_job(jobid)
     app.trigger_schedule()
     crashpoints.reach(app.home, "server", "submit-saved")
     return {"jobid": jobid}
