@@ -224,8 +224,10 @@ def _on_start(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
     job["_session_id"] = str(event.get("session_id", 0))
     if app.pace.first_update <= 0:
         job["session_id"] = job["_session_id"]
-    job.update(RESOURCES_USED_START)
-    job["resources_used.ncpus"] = job.get("Resource_List.ncpus", "1")
+        _first_usage(job)
+    else:  # a rerun shows nothing of its earlier run's usage until the first update
+        for key in [k for k in job if k.startswith("resources_used.")]:
+            del job[key]
     touch(app, job)
     save(app, job)
     held = job.pop("_signals_on_start", None)
@@ -393,6 +395,13 @@ def _current(app: ServerApp, jobid: str, run_count: str, state: str) -> Optional
     return job
 
 
+def _first_usage(job: Job) -> None:
+    """resources_used as the mom's first status update brings it: a running job shows none
+    before (pace pbs: qstat's Time Use is 0 for the first seconds, j05f)."""
+    job.update(RESOURCES_USED_START)
+    job["resources_used.ncpus"] = job.get("Resource_List.ncpus", "1")
+
+
 def _first_update(app: ServerApp, jobid: str, run_count: str) -> None:
     """pace pbs: the mom's first status update for this run: substate 41 -> 42."""
     with app.state.lock:
@@ -400,6 +409,7 @@ def _first_update(app: ServerApp, jobid: str, run_count: str) -> None:
         if job is not None and job.get("substate") == str(st.SUB_PRERUN):
             # The update carries the session id: a job that ended before it never shows one.
             job["session_id"] = job.get("_session_id", "0")
+            _first_usage(job)
             set_state(job, st.RUNNING, st.SUB_RUNNING)
             save(app, job)
 

@@ -138,3 +138,19 @@ def test_walltime_is_enforced_at_the_moms_resource_poll(home: Path) -> None:
                                     "task 00000001 force exited", "Terminated"], lines
     err = (home / ("wt3.sh.e" + jobid.split(".")[0])).read_text()
     assert err == "err-before-sleep\n=>> PBS: job killed: %s\n" % exceeded[0]
+
+
+def test_running_job_shows_usage_from_the_first_update(home: Path) -> None:
+    """Extra j05f: 0.7 s after the start qstat's Time Use is `0` (no resources_used yet); the
+    mom's first status update (substate 42) brings resources_used."""
+    done = _run(home, [BIN + "/qsub", _script(home, "slow.sh", "sleep 8")])
+    jobid = done.stdout.strip()
+    attrs = _wait_state(home, jobid, "R")
+    if attrs.get("substate") == "41":
+        assert not [k for k in attrs if k.startswith("resources_used.")]
+    deadline = time.monotonic() + 10
+    while attrs.get("substate") != "42" and time.monotonic() < deadline:
+        time.sleep(0.1)
+        attrs = _job(home, jobid)
+    assert attrs["substate"] == "42" and attrs["resources_used.cput"] == "00:00:00"
+    _run(home, [BIN + "/qdel", jobid])
