@@ -38,7 +38,12 @@ KNOWN_DIFFERENCES: Dict[str, str] = {
                         "the submitter's environment"),
     "i03d_qsub_V_held": ("qsub -V works in the fake (upstream #2602 fixed)"),
     "i05z_ls_and_cat": ("ls -la prints file dates and directory sizes of this machine"),
-    "i05v_undelivered_ls": ("ls -la prints file dates of this machine"),
+    "i05v_undelivered_ls": (
+        "the fake keeps undelivered output under mom_priv/<host>/undelivered (several moms "
+        "share one fake home, docs/differences.md), not $PBS_HOME/undelivered; and ls -la "
+        "prints file dates of this machine"),
+    "j03d_cat_subjob_outputs": ("ls -la prints file dates of this machine (the subjobs' "
+                                "output files and their contents match)"),
 }
 
 
