@@ -175,6 +175,20 @@ EXTRA_BEFORE: Dict[str, List[Step]] = {
     "i05a_qsub_default": [
         Run("pbsuser", "mkdir -p %s && cp both.sh i05/" % " ".join(
             "i05/" + d for d in _I05_DIRS.split()), "", "the i05 tree (see i05z's listing)")],
+    # The held jobs of i03d and i04f are gone by j02 (only 339[] is listed) and j03c lists
+    # them F with Time Use 0: deleted, never run.
+    "j01_qsub_array": [
+        Run("pbsuser", "qdel 327 329", "", "i03d's and i04f's held jobs deleted (j02, j03c)")],
+    # n02p's grep shows ngpus already on the resources line: the capture edited the file
+    # (README n02) before the `set sched` that makes the scheduler re-read it.
+    "n02p_reconfigure_sched_ngpus": [
+        Run("root", "sed -i 's/^resources: \"\\(.*\\)\"$/resources: \"\\1, ngpus\"/' "
+                    "/var/spool/pbs/sched_priv/sched_config", "",
+            "ngpus added to sched_config's resources line (n02p)")],
+    # Between n02w (busy) and n02x (deleted) the jobs that held ngpus were purged.
+    "n02x_delete_resource_after_purge": [
+        Run("root", "qdel -x -W force 411 412 413 414 415", "",
+            "the ngpus jobs purged, history included (n02x's name)")],
 }
 
 PLANS: Dict[str, Tuple[Dict[str, List[Step]], List[Tuple[str, str, LogSpec]]]] = {
