@@ -56,6 +56,8 @@ class ServerApp:
                 self.install_defaults()
             else:
                 self._add_missing_nodes()
+                if not paths.sched_config(self.home).exists():
+                    self._install_site_resources()  # a home from before site_resources
 
     def install_defaults(self) -> None:
         state = self.state
@@ -66,13 +68,21 @@ class ServerApp:
         # A fake-only setting of cluster.json: the first job number of a new install (the
         # fidelity replay numbers like its capture did, so fixed-width columns line up).
         state.start_numbering(int(self.config.get("first_job_seq", 0)))
-        site = site_resources(self.config)
-        for entry in site:
-            # `qmgr -c 'create resource NAME type=T, flag=F'`, as the site's admin would
-            state.objects.setdefault("resource", {})[str(entry["name"])] = {
-                "type": str(entry.get("type", "long")), "flag": str(entry.get("flag", ""))}
         self._add_missing_nodes()
+        self._install_site_resources()
         state.save_all()
+
+    def _install_site_resources(self) -> None:
+        """What a site's admin does after install: `qmgr -c 'create resource NAME type=T,
+        flag=F'` for each site resource, and the scheduled ones on sched_config's line."""
+        site = site_resources(self.config)
+        records = self.state.objects.setdefault("resource", {})
+        for entry in site:
+            name = str(entry["name"])
+            if name not in records:
+                records[name] = {"type": str(entry.get("type", "long")),
+                                 "flag": str(entry.get("flag", ""))}
+                self.state.save_object("resource", name)
         self._write_sched_config([str(e["name"]) for e in site if e.get("sched")])
 
     def _write_sched_config(self, scheduled: List[str]) -> None:

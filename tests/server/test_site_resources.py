@@ -108,3 +108,20 @@ def test_install_creates_the_site_resources(tmp_path: Path, site: Any, ngpus: bo
     line = sched_config.scheduled(paths.sched_config(tmp_path).read_text())
     assert ("ngpus" in line) is ngpus
     assert ("ngpus" in app.sched_consumables()) is ngpus
+
+
+def test_a_home_from_before_site_resources_gets_them(tmp_path: Path) -> None:
+    """A cluster home installed before sched_config existed (an older fake) gets the site's
+    resources and the file on its next start, so its GPU jobs keep working."""
+    config: Dict[str, Any] = {"server_name": "vm", "hosts": [{"name": "vm", "ncpus": 2}]}
+    (tmp_path / "server_priv").mkdir()
+    paths.config_file(tmp_path).write_text(json.dumps(config))
+    app = ServerApp(tmp_path)
+    app.bootstrap()
+    del app.state.objects["resource"]["ngpus"]
+    app.state.save_object("resource", "ngpus")
+    paths.sched_config(tmp_path).unlink()
+    again = ServerApp(tmp_path)
+    again.bootstrap()
+    assert "ngpus" in again.state.objects["resource"]
+    assert "ngpus" in sched_config.scheduled(paths.sched_config(tmp_path).read_text())
