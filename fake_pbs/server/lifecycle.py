@@ -283,6 +283,11 @@ def _on_finish(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
         name = key if key.startswith("resources_used.") else "resources_used." + key
         job[name] = str(value)
     job["_substate_at_obit"] = int(job.get("substate", st.SUB_RUNNING))
+    if (status >= 0 and not job.get("_rerun") and job.get("_deleted_by") is None
+            and job.get("job_state") in (st.RUNNING, st.SUSPENDED)):
+        # The obit brings the exit status; the stage-out follows (i05y: a job whose output
+        # copy is still being retried shows Exit_status 0 in E).
+        job["Exit_status"] = str(status)
     if job.get("job_state") in (st.RUNNING, st.SUSPENDED):
         set_state(job, st.EXITING, st.SUB_EXITING)
     touch(app, job)
