@@ -125,4 +125,3 @@ def test_a_home_from_before_site_resources_gets_them(tmp_path: Path) -> None:
     again.bootstrap()
     assert "ngpus" in again.state.objects["resource"]
     assert "ngpus" in sched_config.scheduled(paths.sched_config(tmp_path).read_text())
-
