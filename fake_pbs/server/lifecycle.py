@@ -187,8 +187,9 @@ def suspend(app: ServerApp, job: Job, suspend: bool) -> None:
 def apply_event(app: ServerApp, event: Dict[str, Any]) -> bool:
     """Turn one mom event into job state; returns True when the stream is complete."""
     job = app.state.jobs.get(str(event.get("job")))
-    if job is None or str(event.get("run_count")) != job.get("run_count"):
-        return True  # a stale stream (the job was purged or ran again)
+    if job is None or str(event.get("run_count")) != job.get("run_count") or (
+            job.get("job_state") in st.HISTORY_STATES and not event.get("final")):
+        return True  # a stale stream (the job was purged, ran again or was force-deleted)
     seq = int(event.get("seq", 0))
     if seq and seq <= int(job.get("_last_seq", 0)):
         return bool(event.get("ev") == "release" and event.get("final"))
@@ -519,8 +520,8 @@ def to_history(app: ServerApp, job: Job, substate: int, ran: bool) -> None:
     job["history_timestamp"] = str(now)
     set_state(job, st.EXPIRED if job.get("array_id") else st.FINISHED, substate)
     touch(app, job)
-    if not app.history_enabled() and not job.get("array_id"):
-        del app.state.jobs[jobid]
+    if (not app.history_enabled() or job.get("_purge")) and not job.get("array_id"):
+        del app.state.jobs[jobid]  # no history kept, or `qdel -x` of a job that ran (n02x)
     save(app, job)
     if "before" in job.get("depend", ""):
         from fake_pbs.server import depend  # depend uses this module: import at call time

@@ -154,3 +154,24 @@ def test_running_job_shows_usage_from_the_first_update(home: Path) -> None:
         attrs = _job(home, jobid)
     assert attrs["substate"] == "42" and attrs["resources_used.cput"] == "00:00:00"
     _run(home, [BIN + "/qdel", jobid])
+
+
+def test_forced_delete_by_a_manager_ends_the_job_on_the_server(home: Path) -> None:
+    """req_delete.c: a manager's `qdel -W force` of a running job ends it on the server at once
+    (`Delete forced`, Exit_status 265) without waiting for the mom; with -x it leaves no
+    history (extra n02x: the purged jobs no longer hold their resources)."""
+    done = _run(home, [BIN + "/qsub", _script(home, "long.sh", "sleep 300")])
+    jobid = done.stdout.strip()
+    _wait_state(home, jobid, "R")
+    assert _run(home, [BIN + "/qdel", "-W", "force", jobid]).returncode == 0
+    attrs = _wait_state(home, jobid, "F", 5)
+    assert (attrs["job_state"], attrs["Exit_status"]) == ("F", "265")
+    log = "".join(p.read_text() for p in sorted((home / "server_logs").iterdir()))
+    assert ";%s;Delete forced" % jobid in log
+    other = _run(home, [BIN + "/qsub", _script(home, "long.sh", "sleep 300")]).stdout.strip()
+    _wait_state(home, other, "R")
+    assert _run(home, [BIN + "/qdel", "-x", "-W", "force", other]).returncode == 0
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _run(home, [BIN + "/qstat", "-x", other]).returncode == 0:
+        time.sleep(0.2)
+    assert _run(home, [BIN + "/qstat", "-x", other]).returncode == 153
