@@ -187,8 +187,11 @@ EXTRA_BEFORE: Dict[str, List[Step]] = {
             "ngpus added to sched_config's resources line (n02p)")],
     # Between n02w (busy) and n02x (deleted) the jobs that held ngpus were purged.
     "n02x_delete_resource_after_purge": [
-        Run("root", "qdel -x -W force 411 412 413 414 415", "",
-            "the ngpus jobs purged, history included (n02x's name)")],
+        Run("root", "qdel -x -W force 411 412 413 414 415; sleep 2", "",
+            "the ngpus jobs purged, history included (n02x's name), 2 s before n02x")],
+    # i06b came 23 s after the qsub: the capture waited for the walltime kill at the mom's
+    # poll and kill_delay's SIGKILL (resources_used.walltime 21 s).
+    "i06b_cat_wt_files": [Wait("338.vm", "F", 60, "waitstate 338 F")],
 }
 
 PLANS: Dict[str, Tuple[Dict[str, List[Step]], List[Tuple[str, str, LogSpec]]]] = {
