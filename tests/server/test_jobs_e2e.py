@@ -162,6 +162,20 @@ def test_dependency_on_finished_and_unknown_jobs(fake_pbs: FakeCluster) -> None:
     assert "%s Job has finished, dependency satisfied" % ok in _server_lines(fake_pbs, runs)
 
 
+def test_qstat_of_a_subjob_range(fake_pbs: FakeCluster) -> None:
+    """Extra j02o: `qstat -t '339[1-2].vm'` lists those subjobs (not the array); an unknown
+    array's range is Unknown Job Id (153)."""
+    parent = fake_pbs.qsub("sleep 30", "-J", "1-3")
+    seq = parent.split("[")[0]
+    done = fake_pbs.run(["qstat", "-t", "%s[1-2]" % seq])
+    assert done.returncode == 0, done.stderr
+    rows = [line.split()[0] for line in done.stdout.splitlines()[2:]]
+    assert rows == ["%s[1].%s" % (seq, parent.split(".", 1)[1]),
+                    "%s[2].%s" % (seq, parent.split(".", 1)[1])]
+    assert fake_pbs.run(["qstat", "-t", "99999[1-2]"]).returncode == 153
+    fake_pbs.run(["qdel", parent])
+
+
 def test_array_job(fake_pbs: FakeCluster) -> None:
     """j01-j03: qsub -J 1-3 prints N[]; the parent ends F with array_indices_remaining '-'
     and comment 'Job Array Began at ... and finished'."""

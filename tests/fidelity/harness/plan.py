@@ -175,6 +175,12 @@ EXTRA_BEFORE: Dict[str, List[Step]] = {
     "i05a_qsub_default": [
         Run("pbsuser", "mkdir -p %s && cp both.sh i05/" % " ".join(
             "i05/" + d for d in _I05_DIRS.split()), "", "the i05 tree (see i05z's listing)")],
+    # The capture waited for the i05 jobs (336's output copy is retried for ~32 s) before
+    # i05z (20:57:32 -> 20:58:05) and took i05g's log excerpts after that wait; the excerpts
+    # follow i05h here, so the wait comes before it (337's run is what moves).
+    "i05h_qsub_keep_oe_join": [Wait("336.vm", "F", 60, "waitstate 336 F")],
+    # j03 (20:59:07) shows the array finished: the capture waited for it.
+    "j03_qstat_fxjson_parent_finished": [Wait("339[].vm", "F", 60, "waitstate 339[] F")],
     # The held jobs of i03d and i04f are gone by j02 (only 339[] is listed) and j03c lists
     # them F with Time Use 0: deleted, never run.
     "j01_qsub_array": [
