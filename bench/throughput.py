@@ -133,11 +133,14 @@ class Breakdown:
             parts.append((own, _self_cpu() - self.own))
         parts += [(kind, daemons.get(kind, 0.0) - self.daemons.get(kind, 0.0))
                   for kind in ("runner", "server", "mom")]
-        parts.append(("jobs", jobs_cpu - self.jobs[1]))
+        # A job's shepherd is reaped by its mom's launcher (counted in ``launched``), or, once
+        # the launcher is gone, by bench._reaper.
+        parts.append(("jobs", jobs_cpu - self.jobs[1]
+                      + daemons.get("launched", 0.0) - self.daemons.get("launched", 0.0)))
         total = sum(cpu for _, cpu in parts)
         words = ["%s %.2f" % (name, cpu * 1000 / count) for name, cpu in parts]
         extra = ", ".join("%d %s" % (calls[n], n) for n in sorted(calls))
-        return "CPU ms/job: %s; total %.2f (%s; %d shepherds reaped)" % (
+        return "CPU ms/job: %s; total %.2f (%s; %d processes reaped by the bench)" % (
             ", ".join(words), total * 1000 / count, extra, reaped - self.jobs[0])
 
 
