@@ -6,8 +6,8 @@ from typing import Callable, List, Tuple
 
 import pytest
 
-from .harness.retry import (CAPTURE_WAIT_CAP, STABLE_READS, STABLE_SECONDS, Timeline,
-                            capture_seconds, read_until)
+from .harness.retry import (CAPTURE_WAIT_CAP, LAG_SHARE, STABLE_READS, STABLE_SECONDS,
+                            Timeline, capture_seconds, read_until)
 
 
 class Clock:
@@ -102,6 +102,25 @@ def test_timeline_due_is_the_capture_elapsed_time_past_the_anchor() -> None:
     timeline.anchor("2026-11-21T20:58:15.500000Z", 10.0)  # i06_qsub_wt3
     assert timeline.due("2026-11-21T20:58:38.000000Z", 12.0) == pytest.approx(32.5)
     assert timeline.due("2026-11-21T20:58:38.000000Z", 40.0) == 40.0  # already later
-    assert timeline.due("2026-11-21T21:07:28.000000Z", 12.0) == 10.0 + CAPTURE_WAIT_CAP
+    assert timeline.due("2026-11-21T21:27:28.000000Z", 12.0) == 10.0 + CAPTURE_WAIT_CAP
+    assert timeline.window("2026-11-21T20:58:16.000000Z") == STABLE_SECONDS  # 0.5 s later
+    assert timeline.window("2026-11-21T20:58:38.000000Z") == pytest.approx(2.25)  # 22.5 s
     assert capture_seconds("2026-11-21T20:58:38.250000Z") - capture_seconds(
         "2026-11-21T20:58:15.500000Z") == pytest.approx(22.75)
+
+
+def test_a_long_capture_wait_widens_the_window() -> None:
+    """Release f24: PBS held the job 67 s after qsub (21 execjob_abort attempts); the fake's
+    last attempt ends 5 s after that under load, its answer unchanged for 5 s past the due
+    time: still read on (LAG_SHARE of 67 s), and it matches."""
+    timeline = Timeline()
+    timeline.anchor("2026-11-21T19:59:54.290000Z", 0.0)  # f21_qsub_abort_sleep
+    stamp = "2026-11-21T20:01:01.150000Z"  # f24_qstat_fxjson_abort_sleep_final
+    assert timeline.window(stamp) == pytest.approx(LAG_SHARE * 66.86)
+    clock = Clock()
+    clock.now = 60.0  # after plan.py's 60 s wait
+    due = timeline.due(stamp, clock.now)
+    reads = read_until(reader(clock, lambda t: "H" if t >= due + 5 else "R run_count 21"), "H",
+                       again=True, due=due, deadline=due + 15, window=timeline.window(stamp),
+                       clock=clock, sleep=clock.sleep)
+    assert reads.got == "H"

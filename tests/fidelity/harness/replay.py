@@ -19,7 +19,7 @@ from .environment import FidelityEnv, Result
 from .jobids import JobMap
 from .normalize import Normalizer, mask
 from .plan import SKIPPABLE, Run, Step, Wait, build_plan
-from .retry import RETRY_SECONDS, Reads, Timeline, read_until
+from .retry import RETRY_SECONDS, STABLE_SECONDS, Reads, Timeline, read_until
 from .timingfree import timing_free
 
 KNOWN_RETRY_SECONDS = 2.0   # read cases listed as known differences: read again this long
@@ -236,13 +236,13 @@ class Replayer:
         except Exception:  # noqa: BLE001 - a harness failure is reported, not raised
             return Outcome(case, "error", detail=traceback.format_exc())
 
-    def _read_bounds(self, case: Case) -> Tuple[float, float]:
-        """(due, deadline) of a read-only case: harness/retry.py."""
+    def _read_bounds(self, case: Case) -> Tuple[float, float, float]:
+        """(due, deadline, window) of a read-only case: harness/retry.py."""
         now = time.monotonic()
         if case.name in self.known:  # expected to differ: a short look only
-            return now, now + KNOWN_RETRY_SECONDS
+            return now, now + KNOWN_RETRY_SECONDS, STABLE_SECONDS
         due = self.timeline.due(case.time, now)
-        return due, due + self.retry_seconds
+        return due, due + self.retry_seconds, self.timeline.window(case.time)
 
     def _replay_command(self, env: FidelityEnv, case: Case) -> Outcome:
         command = env.golden_to_local(self.jobs.to_fake_command(case.command),
@@ -251,14 +251,14 @@ class Replayer:
         again = is_read_only(case.command)
         if not again:
             self.timeline.anchor(case.time, time.monotonic())
-        due, deadline = self._read_bounds(case)
+        due, deadline, window = self._read_bounds(case)
 
         def read() -> "Tuple[str, JobMap]":
             jobs, got = self._normalize_result(case, env.run(case.user, case.cwd, command))
             return got, jobs
 
         reads: Reads[JobMap] = read_until(read, expected, again=again, due=due,
-                                          deadline=deadline)
+                                          deadline=deadline, window=window)
         self.jobs = reads.extra
         return Outcome(case, "match" if reads.got == expected else "differ", command, expected,
                        reads.got, reads.attempts, plateau=reads.plateau)
@@ -294,13 +294,14 @@ class Replayer:
         expected = mask(case.stdout)
         if spec.timing_free:
             expected = timing_free(expected)
-        due, deadline = self._read_bounds(case)
+        due, deadline, window = self._read_bounds(case)
 
         def read() -> "Tuple[str, None]":
             got = mask(self._cut_log(env, case, spec))
             return (timing_free(got) if spec.timing_free else got), None
 
-        reads = read_until(read, expected, again=True, due=due, deadline=deadline)
+        reads = read_until(read, expected, again=True, due=due, deadline=deadline,
+                           window=window)
         return Outcome(case, "match" if reads.got == expected else "differ",
                        "<%s log of the fake, cut like %s>" % (spec.daemon, case.name),
                        expected, reads.got, reads.attempts, plateau=reads.plateau)

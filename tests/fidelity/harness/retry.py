@@ -9,9 +9,10 @@ can still move towards what PBS printed, so a case is done when it matches, or w
   replay is as far past its own run of that command, the fake has had less time than PBS had and
   an unchanged answer proves nothing (extra i06b: the walltime kill comes at the mom's poll, 22 s
   after qsub, and the output files only then);
-* and from then on the answer stayed the same for STABLE_SECONDS and STABLE_READS reads in a
-  row: the fake's lag behind PBS (each read takes longer under load, so the window grows with
-  the load);
+* and from then on the answer stayed the same for STABLE_SECONDS (or LAG_SHARE of that
+  elapsed time, when longer: the daemons' timers drift under load, release f24 ends 67 s of
+  execjob_abort attempts) and STABLE_READS reads in a row: the fake's lag behind PBS (each read
+  takes longer under load, so the window grows with the load);
 * or a hard bound passed (RETRY_SECONDS past that time), for answers that keep changing.
 
 Every read is compared in full each time: the discipline only decides how long to keep reading.
@@ -24,7 +25,8 @@ from typing import Callable, Generic, Optional, Tuple, TypeVar
 STABLE_SECONDS = 2.0      # an unchanged answer, past the capture's time, this long ...
 STABLE_READS = 3          # ... and over this many reads, is final
 RETRY_SECONDS = 15.0      # past the capture's time, stop reading answers that keep changing
-CAPTURE_WAIT_CAP = 60.0   # the capture's time counts this long at most (a long idle gap)
+LAG_SHARE = 0.1           # ... or this share of the capture's elapsed time, when longer
+CAPTURE_WAIT_CAP = 120.0  # the capture's time counts this long at most (the sets: 67 s, f24)
 FIRST_PAUSE = 0.2         # pauses between reads double from this ...
 MAX_PAUSE = 1.0           # ... up to this
 
@@ -50,12 +52,21 @@ class Timeline:
         """The case captured at ``stamp``, which changes the cluster, starts now."""
         self.replay_at, self.capture_at = now, capture_seconds(stamp)
 
+    def elapsed(self, stamp: str) -> float:
+        """The capture's seconds from the anchor to ``stamp`` (0 without an anchor), capped."""
+        if self.capture_at is None:
+            return 0.0
+        return min(max(capture_seconds(stamp) - self.capture_at, 0.0), CAPTURE_WAIT_CAP)
+
     def due(self, stamp: str, now: float) -> float:
         """When the replay is as far past the anchor as the capture was at ``stamp``."""
-        if self.replay_at is None or self.capture_at is None:
+        if self.replay_at is None:
             return now
-        elapsed = min(max(capture_seconds(stamp) - self.capture_at, 0.0), CAPTURE_WAIT_CAP)
-        return max(now, self.replay_at + elapsed)
+        return max(now, self.replay_at + self.elapsed(stamp))
+
+    def window(self, stamp: str) -> float:
+        """How long an unchanged answer must last past the due time to be final."""
+        return max(STABLE_SECONDS, LAG_SHARE * self.elapsed(stamp))
 
 
 @dataclass
@@ -69,11 +80,13 @@ class Reads(Generic[T]):
 
 
 def read_until(read: Callable[[], Tuple[str, T]], expected: str, *, again: bool, due: float,
-               deadline: float, clock: Callable[[], float] = time.monotonic,
+               deadline: float, window: float = STABLE_SECONDS,
+               clock: Callable[[], float] = time.monotonic,
                sleep: Callable[[float], None] = time.sleep) -> Reads[T]:
     """Call ``read`` (which returns the compared answer and anything that goes with it) until
     the answer is ``expected`` or the case is done (module docstring); once when not ``again``.
-    ``due`` is the capture's time for the case, ``deadline`` the hard bound."""
+    ``due`` is the capture's time for the case, ``window`` how long past it an unchanged answer
+    is final, ``deadline`` the hard bound."""
     attempts = 0
     pause = FIRST_PAUSE
     last: Optional[str] = None
@@ -90,7 +103,7 @@ def read_until(read: Callable[[], Tuple[str, T]], expected: str, *, again: bool,
             steady += 1
         plateau = max(plateau, now - changed)
         # The answer counts as unchanged only from the capture's time on (see the docstring).
-        settled = (now >= due and now - max(changed, due) >= STABLE_SECONDS
+        settled = (now >= due and now - max(changed, due) >= window
                    and steady >= STABLE_READS)
         if got == expected or not again or now >= deadline or settled:
             return Reads(got, extra, attempts, plateau)
