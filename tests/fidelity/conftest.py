@@ -12,7 +12,7 @@ from typing import Callable, Dict, Iterator, List, Tuple
 import pytest
 
 from .harness.replay import Outcome, Replayer
-from .harness.report import format_table, tally
+from .harness.report import format_table, tally, verdict
 from .known_differences import KNOWN_DIFFERENCES, OPEN_GAPS, TIMING_SNAPSHOTS
 
 OUTCOMES: List[Outcome] = []
@@ -71,5 +71,6 @@ def pytest_terminal_summary(terminalreporter: "pytest.TerminalReporter") -> None
         return
     terminalreporter.section("fidelity: matched/total per prefix")
     known = dict(KNOWN_DIFFERENCES, **TIMING_SNAPSHOTS)
-    for line in format_table(tally(OUTCOMES, known, OPEN_GAPS)):
+    table = tally(OUTCOMES, known, OPEN_GAPS)
+    for line in format_table(table) + verdict(table)[1]:
         terminalreporter.write_line(line)
