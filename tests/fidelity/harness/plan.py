@@ -208,8 +208,9 @@ PLANS: Dict[str, Tuple[Dict[str, List[Step]], List[Tuple[str, str, LogSpec]]]] =
 _LOG_STAMP = re.compile(r"^(\d\d)/(\d\d)/(\d{4}) (\d\d:\d\d:\d\d)")
 
 
-def _extra_logs(cases: Sequence[Case]) -> List[Tuple[str, str, LogSpec]]:
-    """The extra set's ``NAME_<daemon>.log`` excerpts, placed by their own time stamps.
+def _extra_logs(cases: Sequence[Case]) -> List[Tuple[str, str, LogSpec, str]]:
+    """The extra set's ``NAME_<daemon>.log`` excerpts, placed by their own time stamps: (file,
+    checked after case, how it was cut, the end of the second of its last line).
 
     extra_lib.sh's ``mark``/``newlogs`` cut them from a mark set before a group of cases (the
     group is the name's first three characters, ``m04``) with a pattern the README does not
@@ -228,7 +229,8 @@ def _extra_logs(cases: Sequence[Case]) -> List[Tuple[str, str, LogSpec]]:
                                           last.group(4))) if last else group[-1].time
         after = [c for c in cases if c.time <= stamp] or group
         found.append((path.name, after[-1].name,
-                      LogSpec(daemon, mark=group[0].name, exclude=_MOM_NOISE, by_objects=True)))
+                      LogSpec(daemon, mark=group[0].name, exclude=_MOM_NOISE, by_objects=True),
+                      stamp))
     return found
 
 
@@ -236,13 +238,14 @@ def build_plan(set_name: str) -> List[Union[Case, Step]]:
     """The set's cases in captured order, with the implied steps and log excerpts in place."""
     cases = load_set(set_name)
     before, logs = PLANS.get(set_name, ({}, []))
+    placed = [(name, after, spec, "") for name, after, spec in logs]
     if set_name == "extra":
-        logs = _extra_logs(cases)
+        placed = _extra_logs(cases)
     by_name = {case.name: case for case in cases}
     logs_after: Dict[str, List[Case]] = {}
-    for file_name, after, spec in logs:
+    for file_name, after, spec, stamp in placed:
         logs_after.setdefault(after, []).append(
-            log_case(set_name, file_name, spec, by_name[after]))
+            log_case(set_name, file_name, spec, by_name[after], stamp=stamp))
     plan: List[Union[Case, Step]] = []
     for case in cases:
         plan.extend(before.get(case.name, []))
