@@ -91,6 +91,7 @@ PBSE_HOOK_REJECT = 15169
 PBSE_HOOK_REJECT_RERUNJOB = 15170
 PBSE_HOOK_REJECT_DELETEJOB = 15171
 PBSE_JOBNBIG = 15173
+PBSE_RESCBUSY = 15174
 PBSE_UNKSCHED = 15213
 
 MESSAGES: Dict[int, str] = {
@@ -144,6 +145,7 @@ MESSAGES: Dict[int, str] = {
     PBSE_HOOK_REJECT_RERUNJOB: "hook rejected request, requiring job to be rerun",
     PBSE_HOOK_REJECT_DELETEJOB: "hook rejected request, requiring job to be deleted",
     PBSE_JOBNBIG: "name is too long",
+    PBSE_RESCBUSY: "Resource busy",
     PBSE_UNKSCHED: "Unknown Scheduler",
 }
 

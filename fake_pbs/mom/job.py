@@ -15,6 +15,7 @@ import os
 import shutil
 import signal
 import threading
+import time
 from typing import Any, Dict, List, Optional, Tuple
 
 from fake_pbs import crashpoints
@@ -23,7 +24,7 @@ from fake_pbs.model.errors import (PBSE_HOOK_REJECT, PBSE_HOOK_REJECT_DELETEJOB,
                                    PbsError)
 from fake_pbs.mom import exitwatch, hookpoints, hookshep, launcher, vnodemap
 from fake_pbs.mom.context import MomContext
-from fake_pbs.mom.delivery import append_as_owner, deliver
+from fake_pbs.mom.delivery import Report, append_as_owner, deliver
 from fake_pbs.mom.durable import read_json, write_json
 from fake_pbs.mom.environment import nodefile_lines
 from fake_pbs.mom.eventlog import EventLog
@@ -62,8 +63,16 @@ def remove_job_dir(files: JobLayout) -> None:
     shutil.rmtree(str(gone), ignore_errors=True)
 
 
+# Kills after which pace pbs leaves the task open until a resource poll or kill_delay's SIGKILL
+# (the shell is reaped, a child may still be listed: mom_start.c, fake_pbs/pace.py).
+_ORPHANING_KILLS = (TERMJOB, "walltime")
+
 # The threads that run jobs (one job each at a time), reused from one job to the next.
 _WORKERS = Workers("job")
+
+
+def _no_pause(seconds: float) -> None:
+    """The fast pace: failed copies are tried again at once."""
 
 
 class StartRejected(Exception):
@@ -126,9 +135,12 @@ class MomJob:
         self._kill_lock = threading.Lock()
         self._term_sent = False
         self._kill_sent = False
+        self._reaped_logged = False  # "task 00000001 terminated" logged while orphaned
+        self._walltime_polled = 0.0  # the last resource poll that checked the walltime
         # The server's copy file request (stage-out after the obit): set by request_copy, or
         # by discard so that a job deleted meanwhile still has its output delivered.
         self._copy = threading.Event()
+        self._stopping = threading.Event()  # the mom stops: no more copy pauses
         self._copy_asked = False
         # The job's own work (start, watch, end) runs on a reused thread (_WORKERS): whether
         # it runs, which thread runs it, and its end.
@@ -420,10 +432,14 @@ class MomJob:
         while not self.discarded:
             record = read_json(self.files.exit)
             if record is not None and not self._unseen_until_poll():
+                self._seen_at_kill_delay()
                 self._complete(record)
                 return
             shepherd = read_json(self.files.shepherd) or {}
-            if record is not None:  # pace pbs: the shell died of TermJob; wait for the poll
+            if record is not None:  # pace pbs: the shell died of the kill; wait for the poll
+                if not self._reaped_logged:  # the shell is reaped now; the task stays open
+                    self._reaped_logged = True
+                    self.ctx.log.job(self.jobid, "task 00000001 terminated", 0x0080)
                 self.wake.wait(POLL_SECONDS / 10)
                 self.wake.clear()
                 continue
@@ -458,7 +474,7 @@ class MomJob:
         if not self.ctx.pace.mom_poll:
             return False
         kill = read_json(self.files.kill)
-        if kill is None or kill.get("reason") != TERMJOB:
+        if kill is None or kill.get("reason") not in _ORPHANING_KILLS:
             return False
         now = self.ctx.clock()
         shepherd = read_json(self.files.shepherd) or {}
@@ -467,6 +483,25 @@ class MomJob:
             due = self.ctx.polls.orphan_seen(float(kill["at"]), started)
         delay = float(self.job.get("kill_delay", DEFAULT_KILL_DELAY))
         return now < min(due, float(kill["at"]) + delay)
+
+    def _seen_at_kill_delay(self) -> None:
+        """pace pbs: how an orphaned task ends.  Still open at kill_delay, it gets the SIGKILL:
+        ``kill_job``, ``task 00000001 force exited`` (i06d, 11 s after the walltime kill); seen
+        empty at a resource poll before that: ``no active process for task`` (master g12)."""
+        kill = read_json(self.files.kill)
+        if (not self._reaped_logged or kill is None or self._kill_sent
+                or kill.get("reason") not in _ORPHANING_KILLS):
+            return
+        delay = float(self.job.get("kill_delay", DEFAULT_KILL_DELAY))
+        if self.ctx.clock() - float(kill["at"]) >= delay:
+            self._kill_sent = True
+            sid = self._session()
+            if sid > 0:
+                signal_session(sid, signal.SIGKILL)
+            self.ctx.log.job(self.jobid, "kill_job")
+            self.ctx.log.job(self.jobid, "task 00000001 force exited", 0x0080)
+        else:  # the resource poll found the session empty (master g12)
+            self.ctx.log.job(self.jobid, "no active process for task 00000001")
 
     @staticmethod
     def _alive(shepherd: Dict[str, Any]) -> bool:
@@ -478,9 +513,20 @@ class MomJob:
         return int((read_json(self.files.shepherd) or {}).get("pid", 0))
 
     def _check_walltime(self, shepherd: Dict[str, Any], limit: Optional[int]) -> None:
+        """The walltime limit: checked every second (pace fast), or at the mom's resource
+        polls as PBS does (pace pbs: i06d's ``walltime 10 exceeded limit 3`` at the first
+        poll, 10 s after the start)."""
         if limit is None or self.files.kill.exists():
             return
-        used = int(self.ctx.clock() - float(shepherd.get("start_time", self.ctx.clock())))
+        now = self.ctx.clock()
+        start = float(shepherd.get("start_time", now))
+        if self.ctx.pace.mom_poll:
+            with self.ctx.polls_lock:
+                now = self.ctx.polls.last_poll(now)
+            if now <= max(start, self._walltime_polled):
+                return
+            self._walltime_polled = now
+        used = int(now) - int(start)
         if used <= limit:
             return
         self.ctx.log.job(self.jobid, "walltime %d exceeded limit %d" % (used, limit))
@@ -584,7 +630,8 @@ class MomJob:
         used = resources_used(self.job.get("attrs", {}), float(record.get("cput", 0)),
                               int(record.get("maxrss_kb", 0)),
                               float(record.get("end_time", start)) - start)
-        log.job(jobid, "task 00000001 terminated", 0x0080)
+        if not self._reaped_logged:
+            log.job(jobid, "task 00000001 terminated", 0x0080)
         log.job(jobid, "Terminated")
         log.job(jobid, "task 00000001 cput=%s" % used["cput"], 0x0100)
         log.job(jobid, "kill_job")
@@ -600,6 +647,7 @@ class MomJob:
 
     def stop_waiting(self) -> None:
         """The mom is stopping: no copy request will be served, stage out at once."""
+        self._stopping.set()
         self._copy.set()
 
     def _stage_out_when_asked(self, wait: float) -> None:
@@ -621,13 +669,24 @@ class MomJob:
         if launch is None:
             return 1
         home_dir = str(self.job.get("home") or "/")
-        streams = deliveries(job_streams(self.job.get("attrs", {}), self.files, home_dir))
+        attrs = self.job.get("attrs", {})
+        streams = deliveries(job_streams(attrs, self.files, home_dir))
+        owner = str(attrs.get("euser") or str(attrs.get("Job_Owner", "")).split("@")[0])
+        report = Report(self.ctx.log, self.jobid, owner, self.ctx.host)
+        began = time.monotonic()
         done, attempted = deliver(streams, launch, self.ctx.layout.undelivered,
-                                  bool(launch.get("drop_privileges")))
+                                  bool(launch.get("drop_privileges")), report,
+                                  self._copy_pause if self.ctx.pace.copy_pauses else _no_pause)
         if attempted:
-            self.ctx.log.job(self.jobid, "Staged %d/%d items out over 0:00:00"
-                             % (done, attempted), 0x0100)
+            took = int(time.monotonic() - began)
+            self.ctx.log.job(self.jobid, "Staged %d/%d items out over %d:%02d:%02d"
+                             % (done, attempted, took // 3600, took // 60 % 60, took % 60),
+                             0x0100)
         return 1 if done == attempted else 0
+
+    def _copy_pause(self, seconds: float) -> None:
+        """sys_copy's sleep between failed copies; a stopping mom does not wait it out."""
+        self._stopping.wait(seconds)
 
     def _release_all(self, status: int) -> None:
         released = {host for event in self.events.snapshot() if event["ev"] == "release"

@@ -232,8 +232,9 @@ def suspend(app: ServerApp, job: Job, suspend: bool) -> None:
 def apply_event(app: ServerApp, event: Dict[str, Any]) -> bool:
     """Turn one mom event into job state; returns True when the stream is complete."""
     job = app.state.jobs.get(str(event.get("job")))
-    if job is None or str(event.get("run_count")) != job.get("run_count"):
-        return True  # a stale stream (the job was purged or ran again)
+    if job is None or str(event.get("run_count")) != job.get("run_count") or (
+            job.get("job_state") in st.HISTORY_STATES and not event.get("final")):
+        return True  # a stale stream (the job was purged, ran again or was force-deleted)
     seq = int(event.get("seq", 0))
     if seq and seq <= int(job.get("_last_seq", 0)):
         return bool(event.get("ev") == "release" and event.get("final"))
@@ -255,6 +256,8 @@ def apply_event(app: ServerApp, event: Dict[str, Any]) -> bool:
         hookpoints.mom_update(app, job, event)
     elif kind == "release":
         if event.get("final"):
+            # the mom's stage-out result: 0 when a file could not be delivered (i05w)
+            job["_stageout_status"] = str(int(event.get("stageout_status", 1)))
             complete(app, job)
             return True
         save(app, job)
@@ -272,8 +275,10 @@ def _on_start(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
     job["_session_id"] = str(event.get("session_id", 0))
     if app.pace.first_update <= 0:
         job["session_id"] = job["_session_id"]
-    job.update(RESOURCES_USED_START)
-    job["resources_used.ncpus"] = job.get("Resource_List.ncpus", "1")
+        _first_usage(job)
+    else:  # a rerun shows nothing of its earlier run's usage until the first update
+        for key in [k for k in job if k.startswith("resources_used.")]:
+            del job[key]
     touch(app, job)
     save(app, job)
     held = job.pop("_signals_on_start", None)
@@ -335,6 +340,11 @@ def _on_finish(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
         name = key if key.startswith("resources_used.") else "resources_used." + key
         job[name] = str(value)
     job["_substate_at_obit"] = int(job.get("substate", st.SUB_RUNNING))
+    if (status >= 0 and not job.get("_rerun") and job.get("_deleted_by") is None
+            and job.get("job_state") in (st.RUNNING, st.SUSPENDED)):
+        # The obit brings the exit status; the stage-out follows (i05y: a job whose output
+        # copy is still being retried shows Exit_status 0 in E).
+        job["Exit_status"] = str(status)
     if job.get("job_state") in (st.RUNNING, st.SUSPENDED):
         set_state(job, st.EXITING, st.SUB_EXITING)
     touch(app, job)
@@ -369,6 +379,14 @@ def _decide_end(app: ServerApp, job: Job) -> bool:
     app.log.job(jobid, "Obit received momhop:%s serverhop:%s state:%s substate:%s" % (
         job.get("run_count", "1"), job.get("run_count", "1"), "R",
         job.get("_substate_at_obit", st.SUB_RUNNING)), DEBUG)
+    if job.get("_stageout_status") == "0":
+        # The mom's copy failed: PBS logs the post-job error, then the obit the mom sends
+        # after its stage-out (state E, substate 53: i05g's server log).
+        host = str(job.get("exec_host", "")).split("/")[0]
+        app.log.job(jobid, "Post job file processing error; job %s on host %s" % (jobid, host),
+                    0x000d)
+        app.log.job(jobid, "Obit received momhop:%s serverhop:%s state:E substate:53" % (
+            job.get("run_count", "1"), job.get("run_count", "1")), DEBUG)
     if status in RERUN_MESSAGES:
         app.log.job(jobid, RERUN_MESSAGES[status], 0x0009)
     rerunable = job.get("Rerunable", "True") == "True"
@@ -441,6 +459,13 @@ def _current(app: ServerApp, jobid: str, run_count: str, state: str) -> Optional
     return job
 
 
+def _first_usage(job: Job) -> None:
+    """resources_used as the mom's first status update brings it: a running job shows none
+    before (pace pbs: qstat's Time Use is 0 for the first seconds, j05f)."""
+    job.update(RESOURCES_USED_START)
+    job["resources_used.ncpus"] = job.get("Resource_List.ncpus", "1")
+
+
 def _first_update(app: ServerApp, jobid: str, run_count: str) -> None:
     """pace pbs: the mom's first status update for this run: substate 41 -> 42."""
     with app.state.lock:
@@ -448,6 +473,7 @@ def _first_update(app: ServerApp, jobid: str, run_count: str) -> None:
         if job is not None and job.get("substate") == str(st.SUB_PRERUN):
             # The update carries the session id: a job that ended before it never shows one.
             job["session_id"] = job.get("_session_id", "0")
+            _first_usage(job)
             set_state(job, st.RUNNING, st.SUB_RUNNING)
             save(app, job)
 
@@ -546,7 +572,7 @@ def to_history(app: ServerApp, job: Job, substate: int, ran: bool) -> None:
     jobid = job["_id"]
     if ran:
         job["obittime"] = str(job.pop("_obit", now))
-        job["Stageout_status"] = "1"
+        job["Stageout_status"] = str(job.pop("_stageout_status", "1"))
         # PBS learns the session id from the mom's first status update; a job that ended
         # within a couple of seconds never shows one (b04, i01c) while longer ones do (c04c).
         # Under the pbs pace the first update itself sets it (_first_update).
@@ -556,8 +582,8 @@ def to_history(app: ServerApp, job: Job, substate: int, ran: bool) -> None:
     job["history_timestamp"] = str(now)
     set_state(job, st.EXPIRED if job.get("array_id") else st.FINISHED, substate)
     touch(app, job)
-    if not app.history_enabled() and not job.get("array_id"):
-        del app.state.jobs[jobid]
+    if (not app.history_enabled() or job.get("_purge")) and not job.get("array_id"):
+        del app.state.jobs[jobid]  # no history kept, or `qdel -x` of a job that ran (n02x)
     save(app, job)
     if "before" in job.get("depend", ""):
         from fake_pbs.server import depend  # depend uses this module: import at call time

@@ -53,7 +53,23 @@ KNOWN_DIFFERENCES: Dict[str, str] = {
         "PBS's pbs_python execve lines; the lines of two jobs ending in the same second "
         "interleave as each mom thread's timing has it; the Compiling line names "
         "mom_priv/<host>/hooks (a mom_priv per fake host)"),
-    "i05v_undelivered_ls": ("ls -la prints file dates of this machine"),
+    "i05v_undelivered_ls": (
+        "the fake keeps undelivered output under mom_priv/<host>/undelivered (several moms "
+        "share one fake home, docs/differences.md), not $PBS_HOME/undelivered; and ls -la "
+        "prints file dates of this machine"),
+    "j03c_qstat_x_t_finished": (
+        "the capture server's history held jobs 0-322 (earlier runs on that server); the "
+        "replay's fresh server starts at 323 (first_job_seq) with no earlier history: every "
+        "line from 323.vm on matches"),
+    "j14d_outputs": (
+        "the job script's path: mom_priv/<host>/jobs/<id>/<id>.SC (several moms share one "
+        "fake home, docs/differences.md) where PBS has mom_priv/jobs/<id>.SC; and ps prints "
+        "this machine's pids"),
+    "j14h_outputs_noshebang": (
+        "as j14d (script path, pids), and the job shell is a plain shell running the script "
+        "(docs/differences.md), where PBS's `-bash` reads it from its standard input"),
+    "j03d_cat_subjob_outputs": ("ls -la prints file dates of this machine (the subjobs' "
+                                "output files and their contents match)"),
 }
 
 

@@ -23,7 +23,21 @@ def _managed_view(app: Any) -> Managed:
     view.resources = state.objects.setdefault("resource", {})
     view.import_temp = str(hookfiles.hooks_dir(app.home) / "tmp" /
                            hookfiles.import_temp_name(os.getpid()))
+    view.resource_in_use = lambda name: _held_by_a_job(state, name)
     return view
+
+
+def _held_by_a_job(state: Any, name: str) -> bool:
+    """Whether any job, finished ones included, names ``name`` in Resource_List,
+    resources_used or its select (PBS walks svr_alljobs, history included)."""
+    keys = ("Resource_List." + name, "resources_used." + name)
+    for job in state.jobs.values():
+        if any(key in job for key in keys):
+            return True
+        select = str(job.get("Resource_List.select", ""))
+        if any(part.split("=", 1)[0] == name for part in select.replace("+", ":").split(":")):
+            return True
+    return False
 
 
 def _commit(app: Any, view: Managed, outcome: Outcome) -> None:
@@ -69,6 +83,8 @@ def _commit(app: Any, view: Managed, outcome: Outcome) -> None:
         for name, command in outcome.hook_commands.items():
             hooksync.of(app).add(name, hooksync.change_actions(
                 hooks_before.get(name), hook_records.get(name), command))
+    if outcome.reconfigure:
+        app.reconfigure_scheduler()
     if outcome.kick_scheduler:
         app.trigger_schedule()
 

@@ -176,7 +176,7 @@ def _placement(ctx: Context, job: Job) -> str:
     result = run_cycle(dict(state.server), dict(state.sched),
                        {n: dict(q) for n, q in state.queues.items()},
                        {n: dict(a) for n, a in state.nodes.items()}, [entry],
-                       ctx.app.now())
+                       ctx.app.now(), consumables=ctx.app.sched_consumables())
     for run in result.runs:
         if run.jobid == job["_id"]:
             return str(run.exec_vnode)

@@ -8,14 +8,16 @@ the periodic hook point.
 """
 import threading
 import time
-from typing import Any, Dict, List, Optional, Set
+from typing import Any, Dict, List, Optional, Set, Tuple
 
+from fake_pbs.model import sched_config
 from fake_pbs.model import states as st
 from fake_pbs.model.errors import PbsError
 from fake_pbs.server import hookpoints, lifecycle, preemption, reqlog
 from fake_pbs.server.app import SchedulerLike, ServerApp
 from fake_pbs.server.logs import DEBUG, JOB, SCHED
 from fake_pbs.server.sched.cycle import run_cycle
+from fake_pbs.server.sched.resources import consumables_of
 
 # A cycle that preempted runs the pure cycle again over the jobs it has not considered yet
 # (PBS's scheduler goes on with the updated universe); bounded so that a cycle always ends.
@@ -45,6 +47,17 @@ class Scheduler(SchedulerLike):
         # waiting for its cycle reports it (m03d).
         self.run_failures: Dict[str, PbsError] = {}
         self._plan_broken = False  # a run of the current pass was refused
+        # sched_config's resources line, read at start and at each SCH_CONFIGURE only.
+        self._scheduled = sched_config.scheduled(app.read_sched_config())
+
+    def reconfigure(self) -> None:
+        """SCH_CONFIGURE (a ``set sched``, a resource created or deleted): re-read
+        sched_config; no cycle (fifo.cpp ``schedule``)."""
+        self._scheduled = sched_config.scheduled(self.app.read_sched_config())
+        self.app.sched_log.write(SCHED, "Sched", "reconfigure", "Scheduler is reconfiguring")
+
+    def consumables(self) -> Tuple[str, ...]:
+        return consumables_of(self._scheduled, self.app.state.objects.get("resource"))
 
     def start(self) -> None:
         self._thread.start()
@@ -144,11 +157,11 @@ class Scheduler(SchedulerLike):
         state = app.state
         with state.lock:
             self._plan_broken = False
-            extra = {"qrun": qrun} if qrun is not None else {}
             result = self._cycle(dict(state.server), dict(state.sched),
                                  {n: dict(q) for n, q in state.queues.items()},
                                  {n: dict(a) for n, a in state.nodes.items()},
-                                 self._inputs(considered), app.now(), **extra)
+                                 self._inputs(considered), app.now(), qrun=qrun,
+                                 consumables=self.consumables())
             runs = {run.jobid: run for run in result.runs}
             plans = {plan.run.jobid: plan for plan in result.preempt}
             steps = result.considered
