@@ -194,3 +194,45 @@ def test_command_rewriting() -> None:
 def test_read_only_classification(command: str, read_only: bool) -> None:
     """Only commands that cannot change the cluster are retried."""
     assert is_read_only(command) is read_only
+
+
+def test_qstat_one_line_rows_mask_sessid_before_nodes_and_comment() -> None:
+    # k08c (qstat -1 -n), k08k (qstat -s -1): the row goes on after Elap Time.
+    head = "389.vm          pbsuser  workq    newrunname  %5s   1   1    --  00:10 R 00:00"
+    for tail in (" vm/0", "    Job run at Sat Nov 21 at 21:01 on (vm:ncpus=1)", ""):
+        assert mask(head % "25753" + tail) == mask(head % "1512" + tail)
+        assert "<SID>" in mask(head % "25753" + tail)
+    assert mask(head % "25753" + " vm/0") != mask(head % "25753" + " vm/1")
+
+
+def test_hook_import_temporary_file_masked() -> None:
+    # m01e, m09d: qmgr's mkstemp file "qmgr_hook<pid><6 chars>.tmp".
+    line = "Compiling script file: </var/spool/pbs/server_priv/hooks/tmp/qmgr_hook%s.tmp>"
+    assert mask(line % "27693AjSPbx") == mask(line % "1234xY9abc")
+    assert mask(line % "27693AjSPbx") != mask(line.replace("tmp/", "") % "27693AjSPbx")
+
+
+def test_pbsnodes_Sj_bare_job_numbers_paired_and_rewritten() -> None:
+    # n02u, n03c: pbsnodes -aSj lists its jobs by bare number.
+    row = "vm              free                 1     1      0    24gb/24gb     1/2     0/0" \
+          "     1/2 %s"
+    jobs = JobMap()
+    assert jobs.learn(row % "413", row % "407")
+    assert jobs.to_golden(row % "407") == row % "413"
+    assert jobs.to_golden(row % "408") == row % "<unpaired:408>"
+    # bare numbers elsewhere are not job ids: left alone
+    assert jobs.to_golden("     Port = 407\njobs 407") == "     Port = 407\njobs 407"
+
+
+def test_unknown_job_above_every_paired_number_pairs_with_itself() -> None:
+    # j05q names 9999.vm, a job that never existed: the log of j05y shows it on both sides.
+    jobs = JobMap()
+    jobs.learn("347.vm\n", "340.vm\n")
+    assert jobs.to_fake_command("qsub -W depend=afterok:9999.vm hello.sh") == \
+        "qsub -W depend=afterok:9999.vm hello.sh"
+    assert jobs.to_golden("rejected by 9999.vm") == "rejected by 9999.vm"
+    assert jobs.to_fake_command("qhold 8888") == "qhold 8888"
+    assert jobs.to_golden("8888.vm") == "8888.vm"
+    # a number at or below the paired ones may be a failed pairing: it stays unpaired
+    assert jobs.to_fake_command("qdel 345") == "qdel 345"
+    assert jobs.to_golden("345.vm") == "<unpaired:345>.vm"

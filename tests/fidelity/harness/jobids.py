@@ -28,12 +28,35 @@ def id_pattern(server: str) -> Pattern[str]:
 SUFFIX_RE = re.compile(r"(?<=\w\.[oe])(\d+)(?![\w\-])")
 
 
+# ``pbsnodes -S -j``'s rows name their jobs by bare number in the last column (``413``,
+# ``413,414``; n02u, n03c): vnode, state, njobs, run, susp, four free/total pairs, jobs.
+_NODE_JOBS_ROW = re.compile(
+    r"(?m)^(\S+ +\S+ +\d+ +\d+ +\d+(?: +\S+/\S+){4} +)(\d+(?:\[\d*\])?(?:,\d+(?:\[\d*\])?)*)( *)$")
+_NODE_JOB = re.compile(r"(?<![\d\[])\d+")
+
+
+def _node_job_numbers(text: str) -> List[str]:
+    return [number for row in _NODE_JOBS_ROW.finditer(text)
+            for number in _NODE_JOB.findall(row.group(2))]
+
+
+def _sub_node_jobs(text: str, replace: Callable[[str], str]) -> str:
+    def row(match: Match[str]) -> str:
+        jobs = _NODE_JOB.sub(lambda number: replace(number.group(0)), match.group(2))
+        return match.group(1) + jobs + match.group(3)
+    return _NODE_JOBS_ROW.sub(row, text)
+
+
 def numbers_in_order(text: str, server: str) -> List[str]:
     """The job numbers of ``text`` in order of first appearance, each once."""
     seen: List[str] = []
-    for match in id_pattern(server).finditer(text):
-        if match.group(1) not in seen:
-            seen.append(match.group(1))
+    found = [(m.start(), m.group(1)) for m in id_pattern(server).finditer(text)]
+    for row in _NODE_JOBS_ROW.finditer(text):
+        found.extend((row.start(2) + m.start(), m.group(0))
+                     for m in _NODE_JOB.finditer(row.group(2)))
+    for _position, number in sorted(found):
+        if number not in seen:
+            seen.append(number)
     return seen
 
 
@@ -44,11 +67,14 @@ class JobMap:
         self.server = server
         self.golden_to_fake: Dict[str, str] = {}
         self.fake_to_golden: Dict[str, str] = {}
+        # numbers paired with themselves as jobs that exist on neither side (to_fake_command)
+        self.absent: Set[str] = set()
 
     def copy(self) -> "JobMap":
         other = JobMap(self.server)
         other.golden_to_fake = dict(self.golden_to_fake)
         other.fake_to_golden = dict(self.fake_to_golden)
+        other.absent = set(self.absent)
         return other
 
     def add(self, golden: str, fake: str) -> None:
@@ -79,13 +105,36 @@ class JobMap:
             number = match.group(1)
             return self.fake_to_golden.get(number, "<unpaired:%s>" % number)
         text = id_pattern(self.server).sub(ident, fake_text)
+        text = _sub_node_jobs(
+            text, lambda number: self.fake_to_golden.get(number, "<unpaired:%s>" % number))
         return _sub_known(SUFFIX_RE, text, self.fake_to_golden.get)
 
     def to_fake_command(self, command: str) -> str:
-        """Rewrite the transcript's job numbers in a shell command line as the fake's."""
+        """Rewrite the transcript's job numbers in a shell command line as the fake's.
+
+        A number the command names above every number paired so far is a job that exists on
+        neither side (``depend=afterok:9999.vm``, ``qhold 9999``: j05q, j05y): it runs
+        unchanged, so it names the same nonexistent job on both sides and pairs with itself.
+        A number at or below the highest paired one is left unpaired: it may be a job whose
+        pairing failed, and pairing it with itself could hide a real difference.
+        """
+        self._pair_future(command)
         text = _sub_known(id_pattern(self.server), command, self.golden_to_fake.get)
         text = _sub_known(SUFFIX_RE, text, self.golden_to_fake.get)
-        return _rewrite_bare_ids(text, self.golden_to_fake)
+        return _rewrite_bare_ids(text, self.golden_to_fake.get)
+
+    def _pair_future(self, command: str) -> None:
+        known = [int(n) for n in list(self.golden_to_fake) + list(self.fake_to_golden)
+                 if n not in self.absent]
+        if not known:
+            return  # nothing paired yet: no bound tells a future job from a past one
+        ceiling = max(known)
+        named = numbers_in_order(command, self.server) + _bare_ids(command)
+        for number in named:
+            if (int(number) > ceiling and number not in self.golden_to_fake
+                    and number not in self.fake_to_golden):
+                self.add(number, number)
+                self.absent.add(number)
 
 
 def _sub_known(pattern: Pattern[str], text: str,
@@ -101,7 +150,7 @@ _BARE_RE = re.compile(r"^(['\"]?)(\d+)(['\"]?)$")
 _DEPEND_RE = re.compile(r"(?<=:)(\d+)(?=[:,\s'\"]|$)")
 
 
-def _rewrite_bare_ids(command: str, golden_to_fake: Dict[str, str]) -> str:
+def _rewrite_bare_ids(command: str, lookup: Callable[[str], Optional[str]]) -> str:
     """Rewrite bare numbers that are job ids: arguments of job commands, ``depend=afterok:N``."""
     pieces: List[str] = []
     position = 0
@@ -118,17 +167,29 @@ def _rewrite_bare_ids(command: str, golden_to_fake: Dict[str, str]) -> str:
             expect_command = False
         else:
             bare = _BARE_RE.match(token)
-            if (bare and current in JOB_COMMANDS and not previous.startswith("-")
-                    and bare.group(2) in golden_to_fake):
-                replacement = bare.group(1) + golden_to_fake[bare.group(2)] + bare.group(3)
+            found = (lookup(bare.group(2)) if bare and current in JOB_COMMANDS
+                     and not previous.startswith("-") else None)
+            if bare and found is not None:
+                replacement = bare.group(1) + found + bare.group(3)
             elif "depend=" in token:
-                replacement = _sub_known(_DEPEND_RE, token, golden_to_fake.get)
+                replacement = _sub_known(_DEPEND_RE, token, lookup)
         pieces.append(command[position:match.start()])
         pieces.append(replacement)
         position = match.end()
         previous = token
     pieces.append(command[position:])
     return "".join(pieces)
+
+
+def _bare_ids(command: str) -> List[str]:
+    """The bare job numbers of a command line (job command arguments, ``depend=...:N``)."""
+    found: List[str] = []
+
+    def record(number: str) -> Optional[str]:
+        found.append(number)
+        return None
+    _rewrite_bare_ids(command, record)
+    return found
 
 
 def numbers_mentioned(text: str, server: str) -> Set[str]:

@@ -48,6 +48,9 @@ RULES: List[Rule] = [
     ("sid_is", re.compile(r"(SID is: )\d+"), r"\1<SID>"),
     ("pid", re.compile(r"(\bpid ?= ?)\d+"), r"\1<PID>"),
     ("session_acct", re.compile(r"(?<![\w.])(session=)\d+"), r"\1<SID>"),
+    # mkstemp's part of the temporary file qmgr hands a hook import (m01e, m09d):
+    # "</var/spool/pbs/server_priv/hooks/tmp/qmgr_hook27693AjSPbx.tmp>" -- pid and 6 characters.
+    ("hook_tmp", re.compile(r"(\bqmgr_hook)\d+[A-Za-z0-9]{6}(\.tmp\b)"), r"\1<TMP>\2"),
     # Socket numbers in server logs: "request received from pbsuser@vm, sock=19".
     ("sock", re.compile(r"(\bsock=)\d+"), r"\1<SOCK>"),
     # Job cookies (extra set: PBS_JOBCOOKIE=...).
@@ -60,9 +63,11 @@ RULES: List[Rule] = [
 
 # qstat's default table: "13.vm  sleeper  pbsuser  00:00:00 R workq" -- the used cput.
 _QSTAT_USED = re.compile(r"(?m)^(\S+ +\S+ +\S+ +)(\d+:\d\d:\d\d)( [A-Z] \S+ *)$")
-# qstat -a/-s/-n tables: SessID (column 5) and Elap Time (last column).
+# qstat -a/-s/-n tables: SessID (column 5) and Elap Time (column 11), whatever follows it on
+# the row: nothing, or with -1 the nodes (-n) and the comment (-s) (k08c, k08k, k08l).
 _QSTAT_A_ROW = re.compile(
-    r"(?m)^(\S+ +\S+ +\S+ +\S+)( +)(\d+|--)( +\S+ +\S+ +\S+ +\S+ +[A-Z] +)(\d+:\d\d|--)( ?)$")
+    r"(?m)^(\S+ +\S+ +\S+ +\S+)( +)(\d+|--)( +\S+ +\S+ +\S+ +\S+ +[A-Z] +)(\d+:\d\d|--)"
+    r"((?: .*)?)$")
 # JSON resources_used objects: every value in them is a used amount.
 _JSON_USED_BLOCK = re.compile(r"(\"resources_used\":\{)([^{}]*)(\})")
 _JSON_USED_VALUE = re.compile(r"(\"(?:cput|mem|vmem|cpupercent|walltime)\":)(\"[^\"]*\"|\d+)")
