@@ -171,6 +171,17 @@ RELEASE_LOGS: List[Tuple[str, str, LogSpec]] = [
 
 _I05_DIRS = ("a_default b_oe_paths c_join_oe d_keep_oe e_o_dir/outdir f_join_eo g_rel"
              " h_keep_oe_join")
+_CGROUPS_EVENTS = ("execjob_begin,execjob_epilogue,execjob_end,execjob_launch,execjob_attach,"
+                   "execjob_resize,execjob_abort,execjob_postsuspend,execjob_preresume,"
+                   "exechost_periodic,exechost_startup")
+_PAUSE_AFTER_IMPORT = Run("root", "sleep 2", "", "2 s between the hook's import and the qsub")
+
+
+def _disable_hooks(*names: str) -> Run:
+    return Run("root", "; ".join("qmgr -c 'set hook %s enabled=false'" % name for name in names),
+               "", "the previous group's hooks disabled (m10n)")
+
+
 EXTRA_BEFORE: Dict[str, List[Step]] = {
     "i05a_qsub_default": [
         Run("pbsuser", "mkdir -p %s && cp both.sh i05/" % " ".join(
@@ -195,6 +206,36 @@ EXTRA_BEFORE: Dict[str, List[Step]] = {
     "n02x_delete_resource_after_purge": [
         Run("root", "qdel -x -W force 411 412 413 414 415; sleep 2", "",
             "the ngpus jobs purged, history included (n02x's name), 2 s before n02x")],
+    # The m section (hooks).  m10n lists every hook of the section `enabled = false`, none of
+    # syn_err/qj_raise/qj_sleep/qj_nomsg, and a packaged `pbs_cgroups` hook, disabled, that the
+    # capture machine had from its install (README: "pbs_cgroups left disabled"; the release
+    # set's machine had none).  No case before m10n lists hooks, so it is created here.
+    "m01_create_qj_reject": [
+        Run("root", "qmgr -c 'create hook pbs_cgroups event=\"%s\",enabled=false,alarm=90,"
+                    "freq=120,order=100,fail_action=offline_vnodes'" % _CGROUPS_EVENTS, "",
+            "the capture machine's disabled pbs_cgroups hook (m10n)")],
+    # Each group's hooks were disabled before the next group (m10n: all `enabled = false`).
+    "m02_create_qj_walltime": [_disable_hooks("qj_reject")],
+    "m03_create_rj_reject": [_disable_hooks("qj_walltime")],
+    # 402.vm (m04a) got vm/0: m03a's 401.vm, held back by rj_reject, never ran -- deleted
+    # before rj_reject was disabled.
+    "m04_create_eb_reject": [Run("root", "qdel 401.vm", "", "m03a's job deleted (m04b: "
+                                 "402.vm on vm/0)"), _disable_hooks("rj_reject")],
+    # m04a/m05a/m06a came 2 s after their hook's import (21:03:49 -> :51, 21:04:12 -> :14,
+    # :23 -> :25): the mom had the hook files (m04f mom: the copy lines before the job's).
+    "m04a_qsub_ebreject": [_PAUSE_AFTER_IMPORT],
+    "m05_create_el_reject": [_disable_hooks("eb_reject")],
+    "m05a_qsub_elreject": [_PAUSE_AFTER_IMPORT],
+    "m06_create_epi_end": [_disable_hooks("el_reject")],
+    "m06a_qsub_exit3": [_PAUSE_AFTER_IMPORT],
+    "m08_create_periodic": [_disable_hooks("epi_log", "end_log2")],
+    # m08a came 17 s after m08 (21:04:29 -> :46): per_log (freq=5) ran three times (m08b);
+    # m08's own qmgr calls take about a second of it.
+    "m08a_disable_periodic": [Run("root", "sleep 16", "", "the pause between m08 and m08a")],
+    "m10_export_hook": [
+        Run("root", "; ".join("qmgr -c 'delete hook %s'" % name
+                              for name in ("syn_err", "qj_raise", "qj_sleep", "qj_nomsg")), "",
+            "the m09 hooks deleted before m10 (m10n lists none of them)")],
     # i06b came 23 s after the qsub: the capture waited for the walltime kill at the mom's
     # poll and kill_delay's SIGKILL (resources_used.walltime 21 s).
     "i06b_cat_wt_files": [Wait("338.vm", "F", 60, "waitstate 338 F")],
