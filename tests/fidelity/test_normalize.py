@@ -236,3 +236,19 @@ def test_unknown_job_above_every_paired_number_pairs_with_itself() -> None:
     # a number at or below the paired ones may be a failed pairing: it stays unpaired
     assert jobs.to_fake_command("qdel 345") == "qdel 345"
     assert jobs.to_golden("345.vm") == "<unpaired:345>.vm"
+
+
+def test_log_object_of_a_server_line_naming_a_hook_file_is_the_hook() -> None:
+    # m08b keeps per_log.PY's compile lines, not the epi_log/end_log2 copies; m04f keeps
+    # eb_reject.HK's copy (extra_lib.sh newlogs, grepped by the group's hook names).
+    from .harness.replay import _log_object
+    stamp = "11/21/2026 21:04:34;0086;Server@vm;Svr;Server@vm;"
+    assert _log_object(stamp + "Compiling script file: "
+                       "</var/spool/pbs/server_priv/hooks/per_log.PY>") == "per_log"
+    assert _log_object(stamp + "successfully sent hook file "
+                       "/var/spool/pbs/server_priv/hooks/epi_log.HK to vm:15002") == "epi_log"
+    assert _log_object(stamp + "Compiling script file: </var/spool/pbs/server_priv/hooks/tmp/"
+                       "qmgr_hook1AbCdEf.tmp>") == "Server@vm"
+    assert _log_object(stamp + "per_log: periodic hook ran type=32768") == "Server@vm"
+    assert _log_object("11/21/2026 21:03:49;0080;pbs_mom;Hook;eb_reject.HK;copy hook-related "
+                       "file request received") == "eb_reject.HK"

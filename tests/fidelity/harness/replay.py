@@ -323,7 +323,20 @@ class Replayer:
         return "".join(ln + "\n" for ln in lines)
 
 
+# A server line about one hook's file: "Compiling script file: <.../hooks/per_log.PY>",
+# "successfully sent hook file .../hooks/eb_reject.HK to vm:15002".
+_HOOK_FILE = re.compile(r"/server_priv/hooks/(\w+)\.(?:HK|PY|CF)\b")
+
+
 def _log_object(line: str) -> Optional[str]:
-    """The object field of a PBS log line (``date;type;daemon;class;OBJECT;message``)."""
+    """The object of a PBS log line (``date;type;daemon;class;OBJECT;message``).
+
+    A ``Server@host`` line that names one hook's file is about that hook: the extra set's
+    newlogs grep (the hooks' names) kept those of the group's hooks only -- m04f has
+    eb_reject.HK's copy, m08b none of epi_log's or end_log2's, m01e none of pbs_cgroups's.
+    """
     fields = line.split(";", 5)
-    return fields[4] if len(fields) == 6 else None
+    if len(fields) != 6:
+        return None
+    hook = _HOOK_FILE.search(fields[5]) if fields[4].startswith("Server@") else None
+    return hook.group(1) if hook else fields[4]
