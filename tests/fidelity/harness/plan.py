@@ -175,6 +175,20 @@ EXTRA_BEFORE: Dict[str, List[Step]] = {
     "i05a_qsub_default": [
         Run("pbsuser", "mkdir -p %s && cp both.sh i05/" % " ".join(
             "i05/" + d for d in _I05_DIRS.split()), "", "the i05 tree (see i05z's listing)")],
+    # k01c's qstat lists only the k00 jobs: the held, waiting and never-runnable jobs that
+    # sections i and j left (327, 329, 341[], 351-370) were gone by 21:00:28.
+    "k00_qsub_trap1": [
+        Run("root", "qdel $(qselect -u pbsuser) 2>/dev/null", "",
+            "clean-up before section k (k01c lists only 382-385)")],
+    # 21:00:32 -> 21:01:02: k03's trap jobs start at once (k03a, k03d R), k06a lists none of
+    # 382-385, and 386.vm (not captured) is finished by k07f.
+    "k03_qsub_trapA": [
+        Run("root", "qdel 382.vm 383.vm 384.vm 385.vm", "",
+            "clean-up before k03 (k03a: the trap jobs run at once; k06a lists none of them)"),
+        Run("pbsuser", "qsub -h hello.sh", "386.vm\n", "386.vm (not captured; F in k07f)"),
+        Run("pbsuser", "qdel 386.vm", "", "386.vm is finished by k07f"),
+        Wait("382.vm", "F", 60, "the trap jobs' cpus are free before k03 (k03a)"),
+        Wait("383.vm", "F", 60, "the trap jobs' cpus are free before k03 (k03a)")],
 }
 
 PLANS: Dict[str, Tuple[Dict[str, List[Step]], List[Tuple[str, str, LogSpec]]]] = {
