@@ -308,9 +308,13 @@ def _decide_end(app: ServerApp, job: Job) -> bool:
     e_phase = app.pace.e_phase
     if e_phase <= 0:
         _free(app, job)
-    app.log.job(jobid, "Obit received momhop:%s serverhop:%s state:%s substate:%s" % (
-        job.get("run_count", "1"), job.get("run_count", "1"), "R",
-        job.get("_substate_at_obit", st.SUB_RUNNING)), DEBUG)
+    # qrerun -W force discarded the run: the server awaits the mom's discard answer, not an
+    # obit (k04l: "Job requeued, discard response received")
+    discarded = job.pop("_discard_rerun", None) and job.get("_deleted_by") is None
+    if not discarded:
+        app.log.job(jobid, "Obit received momhop:%s serverhop:%s state:%s substate:%s" % (
+            job.get("run_count", "1"), job.get("run_count", "1"), "R",
+            job.get("_substate_at_obit", st.SUB_RUNNING)), DEBUG)
     if status in RERUN_MESSAGES:
         app.log.job(jobid, RERUN_MESSAGES[status], 0x0009)
     rerunable = job.get("Rerunable", "True") == "True"
@@ -324,6 +328,8 @@ def _decide_end(app: ServerApp, job: Job) -> bool:
         job["Exit_status"] = str(status)
         if e_phase > 0:
             _free(app, job)
+        if discarded:
+            app.log.job(jobid, "Job requeued, discard response received")
         _account_end(app, job, "R", status)
         requeue(app, job, failed_start=not job.get("_started"))
         return True

@@ -156,6 +156,9 @@ def holdjob(ctx: Context, request: Dict[str, Any]) -> None:
     job = find_job(ctx, request)
     require_owner(ctx, job)
     types = _hold_types(ctx, request)
+    # req_holdjob notes the hold in the comment whatever the state: a running job stays R
+    # with "Job held by ..." (k01e); qalter -h (modify_job_attr) writes no comment.
+    job["comment"] = "Job held by %s on %s" % (ctx.caller.user, time.ctime(ctx.app.now()))
     apply_hold(ctx, job, types)
     return None
 
@@ -166,8 +169,6 @@ def apply_hold(ctx: Context, job: Job, types: str) -> None:
     job["Hold_Types"] = merged
     if job.get("job_state") in (st.QUEUED, st.WAITING):
         lifecycle.set_state(job, st.HELD, st.SUB_HELD)
-        job["comment"] = "Job held by %s on %s" % (ctx.caller.user,
-                                                   time.ctime(ctx.app.now()))
     lifecycle.touch(ctx.app, job)
     lifecycle.save(ctx.app, job)
 
