@@ -44,6 +44,8 @@ PRIVATE_FIELDS = {
     "_purge": ("bool", "``qdel -x``: drop the job from history once it has ended"),
     "_rerun": ("bool", "qrerun or a requeue preemption asked for the run to go back to Q"),
     "_force_requeue": ("bool", "the obit must requeue whatever the exit status"),
+    "_admin_suspended": ("bool", "``qsig -s admin-suspend``: its vnodes are in maintenance; "
+                                 "only ``admin-resume`` resumes it"),
     "_discard_rerun": ("bool", "``qrerun -W force`` discarded the run: its end is the mom's "
                                "discard answer, logged without an obit line"),
 }

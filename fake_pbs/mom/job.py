@@ -29,7 +29,8 @@ from fake_pbs.mom.faults import BOTTOM_UP_GAP
 from fake_pbs.mom.launch import build_launch
 from fake_pbs.mom.layout import JobLayout
 from fake_pbs.mom.procs import same_process_alive, signal_session, signal_session_bottom_up
-from fake_pbs.mom.signals import RESUME, SUSPEND, TERMJOB, signal_number
+from fake_pbs.mom.signals import (ADMIN_RESUME, ADMIN_SUSPEND, RESUME, SUSPEND, TERMJOB,
+                                  signal_number)
 from fake_pbs.mom.sisters import JOB_EXEC_RETRY, join_all, join_failure_code, sister_request
 from fake_pbs.mom.streams import deliveries, job_streams
 from fake_pbs.mom.usage import parse_duration, resources_used
@@ -430,7 +431,8 @@ class MomJob:
             self._forward_to_sisters(name)
             self.request_kill("TermJob")
             return
-        number = {SUSPEND: int(signal.SIGSTOP), RESUME: int(signal.SIGCONT)}.get(
+        number = {SUSPEND: int(signal.SIGSTOP), RESUME: int(signal.SIGCONT),
+                  ADMIN_SUSPEND: int(signal.SIGSTOP), ADMIN_RESUME: int(signal.SIGCONT)}.get(
             name, signal_number(name) or 0)
         if number <= 0:
             raise PbsError(PBSE_UNKSIG)

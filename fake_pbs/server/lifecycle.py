@@ -10,7 +10,7 @@ import time
 from typing import Any, Dict, List, Optional, Tuple
 
 from fake_pbs import crashpoints
-from fake_pbs.model import states as st
+from fake_pbs.model import node_states, states as st
 from fake_pbs.model.errors import (PBSE_HOOK_REJECT_DELETEJOB, PBSE_HOOK_REJECT_RERUNJOB,
                                    message_for)
 from fake_pbs.server import hookpoints, hooksync, vnodeslots as vnodes
@@ -181,6 +181,24 @@ def suspend(app: ServerApp, job: Job, suspend: bool) -> None:
     save(app, job)
     if suspend:
         app.trigger_schedule()
+
+
+def admin_suspend(app: ServerApp, job: Job, suspend: bool) -> None:
+    """``qsig -s admin-suspend`` puts the job's vnodes in ``maintenance`` (no new job runs
+    there) until ``admin-resume`` (req_signal.c set_admin_suspend; k03v)."""
+    if suspend:
+        job["_admin_suspended"] = True
+    else:
+        job.pop("_admin_suspended", None)
+    for name in {c[0] for c in vnodes.parse_exec_vnode(job.get("exec_vnode", ""))}:
+        node = app.state.nodes.get(name)
+        if node is None:
+            continue
+        flags = [f for f in str(node.get("state", "free")).split(",")
+                 if f not in ("free", "maintenance")]
+        node["state"] = node_states.compose(flags + (["maintenance"] if suspend else []))
+        app.state.save_node(name)
+    save(app, job)
 
 
 # -- exec events ------------------------------------------------------------------------------

@@ -3,10 +3,15 @@
 Each test names the transcript case (shared/fidelity/openpbs-23.06.06-extra) whose rule it pins.
 """
 import time
+from types import SimpleNamespace
+from typing import Any, List, Tuple, cast
 
 import pytest
 
-from fake_pbs.model.errors import PBSE_BADSTATE, PBSE_NORERUN, PbsError
+from fake_pbs.model.errors import (PBSE_BADSTATE, PBSE_NORERUN, PBSE_PERM, PBSE_UNKSIG,
+                                   PBSE_WRONG_RESUME, PbsError)
+from fake_pbs.server.handlers.common import require_owner
+from fake_pbs.server.handlers.registry import Caller, Context
 from fake_pbs.testing import FakeCluster
 
 
@@ -71,4 +76,79 @@ def test_forced_qrerun_discards_the_run(fake_pbs: FakeCluster) -> None:
     assert not any(m.startswith("Obit received") for m in messages)
     assert not any(m.startswith("Job Rerun at request of") for m in messages)
     time.sleep(0.1)
+    fake_pbs.run(["qdel", jobid])
+
+
+def test_refused_owner_check_is_logged_with_the_request_type() -> None:
+    """k05m/k06i (svr_chk_owner.c msg_permlog): a non-owner's qalter is refused (159) and the
+    server logs ``Unauthorized Request, request type: 11, Object: Job, Name: <id>, request
+    from: <user>@<host>`` (event 0x0020)."""
+    logged: List[Tuple[str, str, int]] = []
+    log = SimpleNamespace(job=lambda jobid, text, event=0: logged.append((jobid, text, event)))
+    ctx = Context(cast(Any, SimpleNamespace(log=log)),
+                  Caller(1002, 1002, 1, "pbsuser2", "vm", manager=False))
+    ctx.op = "alterjob"
+    with pytest.raises(PbsError) as err:
+        require_owner(ctx, {"_id": "392.vm", "_uid": 1001})
+    assert err.value.code == PBSE_PERM
+    assert logged == [("392.vm", "Unauthorized Request, request type: 11, Object: Job, Name: "
+                       "392.vm, request from: pbsuser2@vm", 0x0020)]
+    logged.clear()
+    require_owner(ctx, {"_id": "392.vm", "_uid": 1002})
+    assert logged == []
+
+
+def test_qalter_and_the_scheduler_log_job_modified(fake_pbs: FakeCluster) -> None:
+    """k06i, m03f: each accepted qalter logs ``Job Modified at request of <user>@<host>``;
+    the scheduler's comment on a job it cannot run logs ``... of Scheduler@<host>`` once."""
+    fake_pbs.mark_logs()
+    jobid = fake_pbs.qsub("true", "-l", "select=1:ncpus=64")
+    fake_pbs.wait_log("server", "Job Modified at request of Scheduler@")
+    assert fake_pbs.job(jobid)["comment"].startswith("Can Never Run: ")
+    assert fake_pbs.run(["qalter", "-N", "renamed", jobid]).returncode == 0
+    assert fake_pbs.run(["qalter", "-N", "1 bad", jobid]).returncode == 2
+    fake_pbs.call("schedule")
+    messages = fake_pbs.messages("server", ";Job;%s;" % jobid)
+    modified = [m for m in messages if m.startswith("Job Modified at request of ")]
+    assert len(modified) == 2
+    assert modified[0].startswith("Job Modified at request of Scheduler@")
+    assert not modified[1].startswith("Job Modified at request of Scheduler@")
+    fake_pbs.run(["qdel", jobid])
+
+
+def test_qsig_rules(fake_pbs: FakeCluster) -> None:
+    """k03b/k03n: an unknown name reaches the mom, which refuses it (15013, ``Execution server
+    rejected request``); k03p-k03u: suspend S/43; suspending again 168; a manager's resume
+    hands the job to the scheduler, which resumes it (``resume job by Scheduler@``); resuming
+    a running job 168; k03v: admin-suspend puts the vnode in maintenance, a plain resume is
+    refused (15177) and admin-resume frees it."""
+    jobid = _running(fake_pbs, "-l", "select=1:ncpus=1")
+    node = fake_pbs.job(jobid)["exec_host"].split("/")[0]
+    fake_pbs.mark_logs()
+    with pytest.raises(PbsError) as err:
+        fake_pbs.call("sigjob", id=jobid, signal="SIGFOO")
+    assert err.value.code == PBSE_UNKSIG
+    fake_pbs.wait_log("mom", "signal job with SIGFOO")
+    assert "Execution server rejected request" in fake_pbs.messages("server", ";Req;")
+    fake_pbs.call("sigjob", id=jobid, signal="suspend")
+    attrs = fake_pbs.job(jobid)
+    assert (attrs["job_state"], attrs["substate"]) == ("S", "43")
+    for again in ("suspend", "admin-resume"):
+        with pytest.raises(PbsError) as err:
+            fake_pbs.call("sigjob", id=jobid, signal=again)
+        assert err.value.code == (PBSE_BADSTATE if again == "suspend" else PBSE_WRONG_RESUME)
+    fake_pbs.call("sigjob", id=jobid, signal="resume")
+    fake_pbs.wait(jobid, "R")
+    fake_pbs.wait_log("server", "job signaled with resume by Scheduler@")
+    with pytest.raises(PbsError) as err:
+        fake_pbs.call("sigjob", id=jobid, signal="resume")
+    assert err.value.code == PBSE_BADSTATE
+    fake_pbs.call("sigjob", id=jobid, signal="admin-suspend")
+    assert "maintenance" in fake_pbs.sh("pbsnodes", node)
+    with pytest.raises(PbsError) as err:
+        fake_pbs.call("sigjob", id=jobid, signal="resume")
+    assert err.value.code == PBSE_WRONG_RESUME
+    fake_pbs.call("sigjob", id=jobid, signal="admin-resume")
+    assert fake_pbs.job(jobid)["job_state"] == "R"
+    assert "maintenance" not in fake_pbs.sh("pbsnodes", node)
     fake_pbs.run(["qdel", jobid])

@@ -4,8 +4,9 @@ from typing import Any, Dict
 from fake_pbs.model import job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_HISTJOBID, PBSE_IVALREQ, PBSE_PERM, PBSE_UNKJOBID,
                                    PbsError)
-from fake_pbs.server import jobids
+from fake_pbs.server import jobids, reqlog
 from fake_pbs.server.handlers.registry import Context
+from fake_pbs.server.logs import SECURITY
 
 Job = Dict[str, Any]
 
@@ -40,8 +41,14 @@ def is_owner(ctx: Context, job: Job) -> bool:
 
 
 def require_owner(ctx: Context, job: Job) -> None:
-    """Only the job's owner or a manager may act on a job (PBSE_PERM, exit 159)."""
+    """Only the job's owner or a manager may act on a job (PBSE_PERM, exit 159); the server
+    logs the refusal with the batch request's type (chk_job_request's msg_permlog, k06i:
+    ``Unauthorized Request, request type: 11, ...`` for pbsuser2's qalter, k05m)."""
     if not ctx.caller.manager and not is_owner(ctx, job):
+        kind = reqlog.OP_TYPES.get(ctx.op, (0,))[0]
+        ctx.app.log.job(job["_id"], "Unauthorized Request, request type: %d, Object: Job, "
+                        "Name: %s, request from: %s" % (kind, job["_id"], ctx.caller.name),
+                        SECURITY)
         raise PbsError(PBSE_PERM)
 
 

@@ -254,6 +254,8 @@ def alterjob(ctx: Context, request: Dict[str, Any]) -> None:
         if key in identity:
             job[key] = identity[key]
     _apply_changes(ctx, job, changes)
+    # req_modifyjob's msg_manager line, once per accepted qalter (k06i: five for 392.vm)
+    ctx.app.log.job(job["_id"], "Job Modified at request of %s" % ctx.caller.name)
     return None
 
 

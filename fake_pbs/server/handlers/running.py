@@ -4,58 +4,67 @@ Transcripts: k03 (qsig: signals, suspend/resume by managers only), k04 (qrerun: 
 non-rerunnable 190 unless forced, queued 168, the reply once the job is requeued), k06 (qrun:
 managers only; the scheduler preempts for it).
 """
-import signal as signals
 import time
 from typing import Any, Dict, Optional
 
 from fake_pbs.model import states as st
 from fake_pbs.model.errors import (PBSE_BADSTATE, PBSE_INTERNAL, PBSE_NORERUN, PBSE_PERM,
-                                   PBSE_RESCUNAV, PBSE_UNKSIG, PbsError)
+                                   PBSE_RESCUNAV, PBSE_WRONG_RESUME, PbsError)
 from fake_pbs.server import lifecycle
 from fake_pbs.server.handlers.common import find_job, require_manager, require_owner
 from fake_pbs.server.handlers.registry import Context, handler
+from fake_pbs.server.logs import ADMIN, DEBUG, REQ
 
 Job = Dict[str, Any]
 
-_ADMIN_SIGNALS = frozenset(("suspend", "resume", "admin-suspend", "admin-resume"))
-
-
-def normalize_signal(text: str) -> str:
-    """``USR1``, ``SIGUSR1``, ``10`` -> a name the mom understands; 15013 when unknown."""
-    if text in _ADMIN_SIGNALS:
-        return text
-    if text.isdigit():
-        number = int(text)
-        if 0 <= number < signals.NSIG:
-            return text
-        raise PbsError(PBSE_UNKSIG)
-    name = text if text.startswith("SIG") else "SIG" + text
-    if not hasattr(signals, name) or name.startswith("SIG_"):
-        raise PbsError(PBSE_UNKSIG)
-    return name
+_SUSPENDS = frozenset(("suspend", "admin-suspend"))
+_RESUMES = frozenset(("resume", "admin-resume"))
 
 
 @handler("sigjob")
 def sigjob(ctx: Context, request: Dict[str, Any]) -> None:
+    """qsig (req_signal.c, k03): suspend/resume need a manager; a signal goes to the mom as
+    named (USR1, SIGUSR1, 10, or SIGFOO, which the mom refuses: 165, k03b/k03n).  A manager's
+    ``resume`` hands the job to the scheduler (substate 45), which resumes it (k03s/k03t,
+    ``resume job by Scheduler@vm``); ``admin-suspend`` puts its vnodes in maintenance until
+    ``admin-resume`` (k03v), and either kind of resume refuses the other kind of suspend."""
+    app = ctx.app
+    app.log.job(str(request.get("id")), "signal job request received", DEBUG)
     job = find_job(ctx, request)
     require_owner(ctx, job)
-    sig = normalize_signal(str(request.get("signal") or "SIGTERM"))
+    sig = str(request.get("signal") or "SIGTERM")
+    suspend, resume = sig in _SUSPENDS, sig in _RESUMES
+    if (suspend or resume) and not ctx.caller.manager:
+        raise PbsError(PBSE_PERM)
     state = job.get("job_state")
-    if sig in _ADMIN_SIGNALS:
-        if not ctx.caller.manager:
-            raise PbsError(PBSE_PERM)
-        wants_suspend = sig.endswith("suspend")
-        if (wants_suspend and state != st.RUNNING) or (not wants_suspend and
-                                                       state != st.SUSPENDED):
+    if state not in (st.RUNNING, st.SUSPENDED):
+        raise PbsError(PBSE_BADSTATE)
+    jobid, admin = str(job["_id"]), bool(job.get("_admin_suspended"))
+    if (sig == "admin-resume" and not admin) or (sig == "resume" and admin):
+        raise PbsError(PBSE_WRONG_RESUME)
+    if suspend or resume:
+        app.log.job(jobid, "%s job by %s" % (sig, ctx.caller.name), ADMIN)
+    if resume:
+        if state != st.SUSPENDED:
             raise PbsError(PBSE_BADSTATE)
-    elif state not in (st.RUNNING, st.SUSPENDED):
-        raise PbsError(PBSE_BADSTATE)
-    app = ctx.app
-    if app.execs is None:
-        raise PbsError(PBSE_BADSTATE)
-    app.execs.signal(job["_id"], sig)
-    if sig in _ADMIN_SIGNALS:
-        lifecycle.suspend(app, job, sig.endswith("suspend"))
+        if sig == "resume":
+            lifecycle.set_state(job, st.SUSPENDED, st.SUB_SCHSUSP)
+            lifecycle.save(app, job)
+            app.trigger_schedule()
+            return None
+    app.log.job(jobid, "job signaled with %s by %s" % (sig, ctx.caller.name))
+    try:
+        if app.execs is None or (suspend and state == st.SUSPENDED):
+            # the mom refuses to suspend what it has suspended (k03r)
+            raise PbsError(PBSE_BADSTATE)
+        app.execs.signal(jobid, sig)
+    except PbsError:
+        app.log.write(DEBUG, REQ, jobid, "Execution server rejected request")
+        raise
+    if suspend or resume:
+        lifecycle.suspend(app, job, suspend)
+        if sig.startswith("admin-"):
+            lifecycle.admin_suspend(app, job, suspend)
     return None
 
 

@@ -184,7 +184,13 @@ class Scheduler(SchedulerLike):
         if target is not None and target.get("comment") != comment and \
                 target.get("job_state") not in st.HISTORY_STATES:
             target["comment"] = comment
+            self._modified(jobid)
             self.app.state.save_job(jobid)
+
+    def _modified(self, jobid: str) -> None:
+        """The scheduler alters a job's comment through the server, which logs it (k06i:
+        392.vm, 393.vm once considered; 390.vm, 393.vm once preempted; m03f)."""
+        self.app.log.job(jobid, "Job Modified at request of Scheduler@%s" % self.app.host)
 
     def _run(self, run: Any) -> None:
         """Start a job the cycle placed; the scheduler logs ``Job run`` when it started."""
@@ -218,8 +224,7 @@ class Scheduler(SchedulerLike):
         try:
             hookpoints.current().runjob(self.app, job)
         except PbsError as err:
-            job["comment"] = "Not Running: PBS Error: %s" % err.text
-            self.app.state.save_job(jobid)
+            self._comment(jobid, "Not Running: PBS Error: %s" % err.text)
             raise
         lifecycle.begin_run(self.app, job, exec_vnode, exec_host, hosts, requestor)
 

@@ -199,6 +199,15 @@ PLANS: Dict[str, Tuple[Dict[str, List[Step]], List[Tuple[str, str, LogSpec]]]] =
 _LOG_STAMP = re.compile(r"^(\d\d)/(\d\d)/(\d{4}) (\d\d:\d\d:\d\d)")
 
 
+# Excerpts whose capture mark was set before their group's first case: their first line is an
+# earlier case's (k04l opens with 389.vm's submission, k03o; k06h/k06i with 392.vm's, k05).
+_EXTRA_MARKS: Dict[str, str] = {
+    "k04l_qrerun_server.log": "k03o_qsub_trapC",
+    "k06h_qrun_preempt_sched.log": "k05_qsub_queued",
+    "k06i_qrun_preempt_server.log": "k05_qsub_queued",
+}
+
+
 def _extra_logs(cases: Sequence[Case]) -> List[Tuple[str, str, LogSpec]]:
     """The extra set's ``NAME_<daemon>.log`` excerpts, placed by their own time stamps.
 
@@ -219,7 +228,8 @@ def _extra_logs(cases: Sequence[Case]) -> List[Tuple[str, str, LogSpec]]:
                                           last.group(4))) if last else group[-1].time
         after = [c for c in cases if c.time <= stamp] or group
         found.append((path.name, after[-1].name,
-                      LogSpec(daemon, mark=group[0].name, exclude=_MOM_NOISE, by_objects=True)))
+                      LogSpec(daemon, mark=_EXTRA_MARKS.get(path.name, group[0].name),
+                              exclude=_MOM_NOISE, by_objects=True)))
     return found
 
 
