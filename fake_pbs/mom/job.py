@@ -437,6 +437,8 @@ class MomJob:
         if number <= 0:
             raise PbsError(PBSE_UNKSIG)
         sid = self._session()
+        if name not in (SUSPEND, RESUME, ADMIN_SUSPEND, ADMIN_RESUME):
+            self.ctx.log.job(self.jobid, "kill_job")  # a real signal goes through kill_job (k03n)
         if sid > 0:
             signal_session(sid, number)
         if number == signal.SIGKILL:

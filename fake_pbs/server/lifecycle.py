@@ -240,8 +240,7 @@ def _on_start(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
     job["_session_id"] = str(event.get("session_id", 0))
     if app.pace.first_update <= 0:
         job["session_id"] = job["_session_id"]
-    job.update(RESOURCES_USED_START)
-    job["resources_used.ncpus"] = job.get("Resource_List.ncpus", "1")
+        _first_usage(job)
     touch(app, job)
     save(app, job)
     held = job.pop("_signals_on_start", None)
@@ -291,8 +290,7 @@ def _on_finish(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
     job["_run_seconds"] = app.now() - int(job.get("stime", app.now()))
     used = event.get("resources_used") or {}
     if not any(n.startswith("resources_used.") for n in job):
-        job.update(RESOURCES_USED_START)
-        job["resources_used.ncpus"] = job.get("Resource_List.ncpus", "1")
+        _first_usage(job)
     for key, value in used.items():
         name = key if key.startswith("resources_used.") else "resources_used." + key
         job[name] = str(value)
@@ -407,15 +405,27 @@ def _current(app: ServerApp, jobid: str, run_count: str, state: str) -> Optional
     return job
 
 
+def _first_usage(job: Job) -> None:
+    job.update(RESOURCES_USED_START)
+    job["resources_used.ncpus"] = job.get("Resource_List.ncpus", "1")
+
+
 def _first_update(app: ServerApp, jobid: str, run_count: str) -> None:
-    """pace pbs: the mom's first status update for this run: substate 41 -> 42."""
+    """pace pbs: the mom's first status update for this run: substate 41 -> 42, and the
+    first resources_used (until then qstat's Time Use is ``0``: j05f, k04c, k06d)."""
     with app.state.lock:
-        job = _current(app, jobid, run_count, st.RUNNING)
-        if job is not None and job.get("substate") == str(st.SUB_PRERUN):
-            # The update carries the session id: a job that ended before it never shows one.
-            job["session_id"] = job.get("_session_id", "0")
+        job = _current(app, jobid, run_count, st.RUNNING) or \
+            _current(app, jobid, run_count, st.SUSPENDED)
+        if job is None:
+            return
+        # The update carries the session id and usage (a suspended job is reported too,
+        # k03q): a job that ended before it never shows them.
+        job["session_id"] = job.get("_session_id", "0")
+        if not any(name.startswith("resources_used.") for name in job):
+            _first_usage(job)
+        if job.get("substate") == str(st.SUB_PRERUN):
             set_state(job, st.RUNNING, st.SUB_RUNNING)
-            save(app, job)
+        save(app, job)
 
 
 def _end_of_e_phase(app: ServerApp, jobid: str, run_count: str) -> None:

@@ -59,6 +59,11 @@ def test_the_shell_stays_the_parent_of_a_shebang_script(node1: MomRig) -> None:
     events = node1.read_until(channel, "release")
     assert events[0]["ev"] == "finish" and events[0]["status"] == 266
     assert (node1.user_home / "job.o27").read_text().splitlines()[0] == "SHLVL=2"
+    # k03n: a real signal goes through the mom's kill_job, which logs it
+    log = "".join(p.read_text() for p in (node1.home / "mom_logs" / "node1").iterdir())
+    lines = [ln.split(";", 5)[-1] for ln in log.splitlines() if ";27.vm;" in ln]
+    at = lines.index("signal job with USR1")
+    assert lines[at + 1] == "kill_job"
 
 
 def test_variable_list_is_decoded_as_the_mom_decodes_it() -> None:

@@ -116,3 +116,26 @@ def test_deleted_job_stays_running_until_the_mom_notices(home: Path) -> None:
         assert (attrs["job_state"], attrs["Exit_status"]) == ("F", "271")
     finally:
         _run(home, [BIN + "/qmgr", "-c", "unset queue workq kill_delay"])
+
+
+def test_usage_comes_with_the_first_status_update(home: Path) -> None:
+    """j05f/k04c/k06d: until the mom's first status update a running job (substate 41) has no
+    resources_used (qstat's Time Use is ``0``); the update brings them with substate 42, for
+    a job suspended meanwhile too (k03q: S with ``resources_used.walltime``)."""
+    done = _run(home, [BIN + "/qsub", _script(home, "long.sh", "sleep 300")])
+    jobid = done.stdout.strip()
+    try:
+        attrs = _wait_state(home, jobid, "R")
+        if attrs["substate"] == "41":  # a loaded machine may be past the update already
+            assert not any(name.startswith("resources_used.") for name in attrs)
+            assert _run(home, [BIN + "/qstat", jobid]).stdout.splitlines()[-1].split()[3] == "0"
+        assert _run(home, [BIN + "/qsig", "-s", "suspend", jobid]).returncode == 0
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            attrs = _job(home, jobid)
+            if "resources_used.walltime" in attrs:
+                break
+            time.sleep(0.2)
+        assert attrs["job_state"] == "S" and "resources_used.walltime" in attrs
+    finally:
+        _run(home, [BIN + "/qdel", "-W", "force", jobid])
