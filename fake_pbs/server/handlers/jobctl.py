@@ -261,6 +261,7 @@ def alterjob(ctx: Context, request: Dict[str, Any]) -> None:
 
 def _apply_changes(ctx: Context, job: Job, changes: Dict[str, str]) -> None:
     app = ctx.app
+    was = job.get("job_state")
     custom = app.state.objects.get("resource", {})
     resources = {k.split(".", 1)[1]: v for k, v in changes.items()
                  if k.startswith("Resource_List.")}
@@ -292,7 +293,10 @@ def _apply_changes(ctx: Context, job: Job, changes: Dict[str, str]) -> None:
         lifecycle.set_state(job, st.WAITING, st.SUB_WAITING)
     lifecycle.touch(app, job)
     lifecycle.save(app, job)
-    app.trigger_schedule()
+    # A qalter starts no scheduling cycle; a job that became queued does (svr_setjobstate:
+    # k06h shows one cycle for 392.vm, at its submission, none for its five qalters).
+    if job.get("job_state") == st.QUEUED and was != st.QUEUED:
+        app.trigger_schedule()
 
 
 def affected(jobs: List[Job]) -> List[str]:

@@ -214,6 +214,9 @@ class Scheduler(SchedulerLike):
         except PbsError:
             return
         self.app.sched_log.write(SCHED, "Job", jobid, "Job run")
+        # the scheduler's own comment for a job it runs; it differs after a preemption's
+        # "Not Running: ..." (k06i: 390.vm Job Modified after its resume)
+        self._comment(jobid, lifecycle.run_comment(self.app.now(), job.get("exec_vnode", "")))
 
     def apply_run(self, jobid: str, exec_vnode: str, exec_host: str,
                   hosts: List[Dict[str, Any]], requestor: str) -> None:
