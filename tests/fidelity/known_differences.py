@@ -14,6 +14,9 @@ TIMING_SNAPSHOTS: Dict[str, str] = {
     "f03_qstat_fxjson_t2s": (
         "snapshot 2 s into the execjob_abort retry loop (PBS: E/63, run_count 2): how many "
         "attempts fit in 2 s is timing; f03_qstat_fxjson_held pins the result"),
+    "k06e_qrun_held_root": (
+        "'qrun; qstat' caught PBS's 'Job was sent for execution at ...' comment, which lasts "
+        "only until the mom takes the job ('Job run at ...' 87 ms after qrun in k06d)"),
 }
 
 KNOWN_DIFFERENCES: Dict[str, str] = {
@@ -28,7 +31,7 @@ KNOWN_DIFFERENCES: Dict[str, str] = {
         "themselves are pinned by tests/hooks/test_abort_faults.py"),
     "i01b_cat_output": (
         "the job's environment (docs/differences.md): fake_pbs/bin first on PATH and "
-        "FAKE_PBS_HOME set, SHLVL=1 and no MANPATH (plain shell), TMPDIR, PBS_NODEFILE and the "
+        "FAKE_PBS_HOME set, no MANPATH (plain shell), TMPDIR, PBS_NODEFILE and the "
         "script under mom_priv/<host>; ulimits are this machine's"),
     "i02b_cat_output": ("as i01b: the job's environment and this machine's ulimits"),
     "i04b_cat_output": ("as i01b: the job's environment and this machine's ulimits"),
@@ -37,6 +40,14 @@ KNOWN_DIFFERENCES: Dict[str, str] = {
     "i03c_qstat_fx_V": ("qsub -V works in the fake (upstream #2602 fixed): Variable_List has "
                         "the submitter's environment"),
     "i03d_qsub_V_held": ("qsub -V works in the fake (upstream #2602 fixed)"),
+    "k03a_ps_job_process_tree": (
+        "ps prints this machine's pids, and the job tree differs by design (docs/differences.md):"
+        " the fake's job shell is 'bash -c', not '-bash', and the script is under "
+        "mom_priv/<host>/jobs/<id>/ (the pgrep of 'jobs/<id>.SC' finds nothing)"),
+    "k03i_qstat_after_USR1": (
+        "the job's output holds the wall-clock time it started (trap.sh's date +%T); state, "
+        "Exit_status 266 and the stderr line match"),
+    "k03k_qstat_after_sig10": ("as k03i: the job prints the time it started"),
     "i05z_ls_and_cat": ("ls -la prints file dates and directory sizes of this machine"),
     "i05v_undelivered_ls": ("ls -la prints file dates of this machine"),
 }
