@@ -203,14 +203,6 @@ def shepherd(jobdir: str, launch: Dict[str, Any], report_fd: int) -> None:
     _, wait_status, usage = os.wait4(child, 0)
     record = {"status": exit_status(wait_status), "cput": usage.ru_utime + usage.ru_stime,
               "maxrss_kb": usage.ru_maxrss, "end_time": time.time()}
-    if os.WIFSIGNALED(wait_status):
-        # PBS's mom runs kill_job as soon as the job shell is gone: what a signal left of
-        # the session is killed before it can go on (k03i: the script's USR1 trap never
-        # writes its line).  A shell that exited by itself keeps the linger below.
-        try:
-            os.killpg(child, signal.SIGKILL)
-        except OSError:
-            pass
     if subreaper and not _descendants_left():
         record["session_empty"] = True
     _record(os.path.join(jobdir, "exit.json"), record)

@@ -163,9 +163,11 @@ def _parent_began(app: ServerApp, parent_id: str, now: int) -> None:
     save(app, parent)
 
 
-def suspend(app: ServerApp, job: Job, suspend: bool) -> None:
+def suspend(app: ServerApp, job: Job, suspend: bool, by_scheduler: bool = False) -> None:
     """After the mom suspended (resumed) the job: PBS frees a suspended job's CPUs for other
-    jobs and charges them again on resume (k03; accounting ``z``/``r``)."""
+    jobs and charges them again on resume (k03; accounting ``z``/``r``).  A suspension asks
+    for a scheduling cycle, except the scheduler's own (a preemption, within its cycle: k06h
+    shows none after it)."""
     exec_vnode = job.get("exec_vnode", "")
     if suspend:
         vnodes.release(app.state.nodes, job["_id"], exec_vnode)
@@ -179,7 +181,7 @@ def suspend(app: ServerApp, job: Job, suspend: bool) -> None:
         app.state.save_node(name)
     touch(app, job)
     save(app, job)
-    if suspend:
+    if suspend and not by_scheduler:
         app.trigger_schedule()
 
 
@@ -341,11 +343,13 @@ def _decide_end(app: ServerApp, job: Job) -> bool:
     if job.get("_deleted_by") is None and (
             job.pop("_force_requeue", None) or status in REQUEUE_CODES
             or (status in RERUN_IF_RERUNABLE and rerunable)):
-        job["Exit_status"] = str(status)
+        if discarded:
+            # force_reque keeps the status for the R record only: no Exit_status (k04i)
+            app.log.job(jobid, "Job requeued, discard response received")
+        else:
+            job["Exit_status"] = str(status)
         if e_phase > 0:
             _free(app, job)
-        if discarded:
-            app.log.job(jobid, "Job requeued, discard response received")
         _account_end(app, job, "R", status)
         requeue(app, job, failed_start=not job.get("_started"))
         return True

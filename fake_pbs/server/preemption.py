@@ -171,7 +171,7 @@ def _suspend(app: ServerApp, request: PreemptRequest, job: Job) -> None:
     app.log.job(jobid, "signal job request received", DEBUG)  # k06i
     app.log.job(jobid, "suspend job by %s" % request.requestor, ADMIN)
     app.log.job(jobid, "job signaled with suspend by %s" % request.requestor, JOB)
-    lifecycle.suspend(app, job, True)
+    lifecycle.suspend(app, job, True, by_scheduler=True)
     # Suspended by the scheduler (not by qsig): the scheduler resumes it when it can.
     lifecycle.set_state(job, st.SUSPENDED, st.SUB_SCHSUSP)
     lifecycle.save(app, job)

@@ -46,7 +46,8 @@ KNOWN_DIFFERENCES: Dict[str, str] = {
         "mom_priv/<host>/jobs/<id>/ (the pgrep of 'jobs/<id>.SC' finds nothing)"),
     "k03i_qstat_after_USR1": (
         "the job's output holds the wall-clock time it started (trap.sh's date +%T); state, "
-        "Exit_status 266 and the stderr line match"),
+        "Exit_status 266 and the stderr line match.  Whether the script's USR1 trap writes its "
+        "line before the session is killed is a race (PBS's mom won it here)"),
     "k03k_qstat_after_sig10": ("as k03i: the job prints the time it started"),
     "i05z_ls_and_cat": ("ls -la prints file dates and directory sizes of this machine"),
     "i05v_undelivered_ls": ("ls -la prints file dates of this machine"),

@@ -65,11 +65,13 @@ def test_qrerun_returns_once_the_job_is_requeued(fake_pbs: FakeCluster) -> None:
 
 def test_forced_qrerun_discards_the_run(fake_pbs: FakeCluster) -> None:
     """k04h/k04i/k04l: ``qrerun -W force`` of a ``-r n`` job: rc 0 at once; the server logs
-    the discard and the requeue on the mom's answer (no obit line), and the job runs again."""
+    the discard and the requeue on the mom's answer (no obit line), and the job runs again
+    without an Exit_status."""
     jobid = _running(fake_pbs, "-r", "n")
     fake_pbs.mark_logs()
     assert fake_pbs.run(["qrerun", "-W", "force", jobid]).returncode == 0
-    fake_pbs.wait(jobid, "R", run_count=2)
+    attrs = fake_pbs.wait(jobid, "R", run_count=2)
+    assert "Exit_status" not in attrs  # k04i: force_reque sets none
     fake_pbs.wait_log("server", "Job requeued, discard response received")
     messages = fake_pbs.messages("server", ";Job;%s;" % jobid)
     assert "Discard running job, Force rerun " in messages
@@ -152,3 +154,23 @@ def test_qsig_rules(fake_pbs: FakeCluster) -> None:
     assert fake_pbs.job(jobid)["job_state"] == "R"
     assert "maintenance" not in fake_pbs.sh("pbsnodes", node)
     fake_pbs.run(["qdel", jobid])
+
+
+def test_qrun_preempts_by_suspension_without_an_extra_cycle(fake_pbs: FakeCluster) -> None:
+    """k06c/k06d/k06h: qrun of a job the full cluster cannot take: the scheduler suspends a
+    running job for it and runs it; the victim is considered once more in that cycle, and
+    its suspension starts no cycle of its own."""
+    first = _running(fake_pbs, "-l", "select=1:ncpus=8")
+    second = _running(fake_pbs, "-l", "select=1:ncpus=8")
+    waiting = fake_pbs.qsub("sleep 300", "-l", "select=1:ncpus=8")
+    fake_pbs.mark_logs()
+    assert fake_pbs.run(["qrun", waiting]).returncode == 0
+    assert fake_pbs.job(waiting)["job_state"] == "R"
+    victims = [j for j in (first, second) if fake_pbs.job(j)["job_state"] == "S"]
+    assert len(victims) == 1
+    time.sleep(1.0)
+    lines = fake_pbs.messages("sched", ";%s;" % victims[0])
+    assert lines.count("Job preempted by suspension") == 1
+    assert lines.count("Considering job to run") == 1
+    for jobid in (first, second, waiting):
+        fake_pbs.run(["qdel", jobid])
