@@ -48,6 +48,38 @@ def _tree_cpu(pid: int) -> float:
     return own + sum(_tree_cpu(child) for child in children)
 
 
+def _stat_and_children(pid: int) -> Tuple[List[int], List[int]]:
+    """``pid``'s utime, stime, cutime, cstime (ticks) and its live children."""
+    with open("/proc/%d/stat" % pid, "rb") as handle:
+        fields = handle.read().rsplit(b") ", 1)[1].split()
+    children: List[int] = []
+    for task in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/children" % (pid, task), "rb") as handle:
+            children += [int(c) for c in handle.read().split()]
+    return [int(f) for f in fields[11:15]], children
+
+
+def _mom_cpu(pid: int) -> Tuple[float, float]:
+    """CPU seconds of a mom with its live children (the shepherd launcher) and what they reaped,
+    split in two: the mom's own work, and its launcher's children (the jobs' shepherds, forked
+    by the launcher and reaped by it, each with its job shell) live or reaped."""
+    tick = float(os.sysconf("SC_CLK_TCK"))
+    try:
+        times, children = _stat_and_children(pid)
+    except OSError:
+        return 0.0, 0.0
+    own, launched = float(sum(times)), 0.0
+    for child in children:
+        try:
+            child_times, grandchildren = _stat_and_children(child)
+        except OSError:
+            continue
+        own += sum(child_times[:2])
+        launched += sum(child_times[2:])
+        launched += sum(_tree_cpu(g) for g in grandchildren) * tick
+    return own / tick, launched / tick
+
+
 class BenchCluster:
     """Starts a cluster on enter and always stops it on exit."""
 
@@ -115,8 +147,9 @@ class BenchCluster:
             raise RuntimeError("fake-pbs start under bench._reaper: %r" % line)
 
     def jobs_cpu(self) -> Tuple[int, float]:
-        """Processes reaped so far that were no daemon (each job's shepherd with its job
-        shell; so far nothing else exits while the cluster runs) and their CPU seconds."""
+        """Processes reaped so far by bench._reaper that were no daemon (a job's shepherd, with
+        its job shell, that outlived its mom's launcher) and their CPU seconds; the launchers
+        reap the others (``daemons_cpu``'s ``launched``)."""
         try:
             with open(str(self.home / "reaped.json")) as handle:
                 data = json.load(handle)
@@ -125,15 +158,26 @@ class BenchCluster:
         return int(data["reaped"]), float(data["cpu"])
 
     def daemons_cpu(self) -> Dict[str, float]:
-        """CPU seconds so far of the server and of the moms, each mom with its live children
-        (the shepherd launcher) and everything they reaped (user + system)."""
+        """CPU seconds so far (user + system) of the server and of the command runner (the
+        commands it forked), each with whatever it reaped, of the moms (each with its shepherd
+        launcher) and, as ``launched``, of the shepherds the launchers forked, live or reaped,
+        with their job shells (they are jobs' CPU)."""
         with open(str(paths.run_dir(self.home) / "daemons.json"), "r") as handle:
             pids = json.load(handle)
-        spent: Dict[str, float] = {}
+        spent: Dict[str, float] = {"server": 0.0, "mom": 0.0, "launched": 0.0}
         for key, pid in pids.items():
-            kind = "server" if key == "server" else "mom"
-            spent[kind] = spent.get(kind, 0.0) + _tree_cpu(int(pid))
+            if key in ("server", "runner"):
+                spent[key] = spent.get(key, 0.0) + _tree_cpu(int(pid))
+                continue
+            own, launched = _mom_cpu(int(pid))
+            spent["mom"] += own
+            spent["launched"] += launched
         return spent
+
+    def runner_pid(self) -> int:
+        """The command runner's pid (0: none), whose children run the commands' work."""
+        with open(str(paths.run_dir(self.home) / "daemons.json"), "r") as handle:
+            return int(json.load(handle).get("runner", 0))
 
     def drop_channel(self) -> None:
         """Forget this cluster's own connection (after its server was stopped)."""

@@ -2,12 +2,13 @@
 
     python -m bench._reaper STATS -- fake-pbs start
 
-The cluster's daemons outlive ``fake-pbs start`` and each job's shepherd is double-forked away
-from its mom: without a subreaper they are re-parented to init and their CPU is lost to any
-accounting.  With this process as the nearest subreaper they are re-parented here, and
-``wait4`` gives each one's CPU, its reaped descendants' included (a shepherd's job shell).
-After the command exits this prints ``started <exit code>`` and goes on reaping until SIGTERM;
-after every reap it rewrites STATS: ``{"reaped": N, "cpu": seconds, "pids": {pid: seconds}}``
+The cluster's daemons outlive ``fake-pbs start``, and a job's shepherd outlives its mom's
+launcher (which reaps those that end before it: ``BenchCluster.daemons_cpu``): without a
+subreaper they are re-parented to init and their CPU is lost to any accounting.  With this
+process as the nearest subreaper they are re-parented here, and ``wait4`` gives each one's
+CPU, its reaped descendants' included (a shepherd's job shell).  After the command exits this
+prints ``started <exit code>`` and goes on reaping until SIGTERM; after every reap it rewrites
+STATS: ``{"reaped": N, "cpu": seconds, "pids": {pid: seconds}}``
 (per pid only for the first 64, enough to single out the daemons when they exit).
 """
 import ctypes

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from fake_pbs import pace, paths
+from fake_pbs.mom.exitwatch import ExitWatch
 from fake_pbs.mom.faults import Faults
 from fake_pbs.mom.hookpoints import HookSite
 from fake_pbs.mom.layout import HostLayout
@@ -25,6 +26,7 @@ class MomContext:
         self.pace = pace.load(paths.config_file(home))
         self.polls = pace.PollClock(self.clock())
         self.polls_lock = threading.Lock()
+        self.exits = ExitWatch()  # wakes a job's watcher when its shepherd exits
         # Running as root, jobs run as their owners; otherwise as this user whatever the spec says.
         self.is_root = os.geteuid() == 0
 

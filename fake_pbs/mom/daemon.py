@@ -10,7 +10,8 @@ Requests (docs/internals.md §5; one JSON line each, see fake_pbs.protocol):
   ``shutdown`` {} are request/reply.
 - mom -> mom (sisters): ``join`` {job}, ``abort`` {job}, ``kill`` {job, signal},
   ``release`` {job, exit_status}.
-- shepherd -> mom: ``shepherd_exit`` {job} (a hint; the mom polls as well).
+- shepherd -> mom: ``shepherd_exit`` {job} (a hint; the mom polls as well), only where the mom
+  cannot watch the shepherd's exit itself (fake_pbs/mom/exitwatch.py).
 
 Only root and the user running the mom may connect (SO_PEERCRED).
 """
@@ -31,6 +32,8 @@ from fake_pbs.mom.faults import SLOW_START
 from fake_pbs.mom.job import MomJob
 from fake_pbs.mom.sisters import DropConnection, SisterJobs
 from fake_pbs.protocol import LineChannel, Message, ok
+from fake_pbs.unixaccept import accept
+from fake_pbs.workers import Workers
 
 STREAM_POLL = 1.0
 DRAIN_SECONDS = 10.0  # bound on a phased stop (fake-pbs stop waits 15 s before SIGKILL)
@@ -58,6 +61,7 @@ class MomDaemon:
         self.arriving: Dict[str, threading.Event] = {}
         self.stopping = threading.Event()
         self.listener: Optional[socket.socket] = None
+        self.workers = Workers("mom-conn")  # one connection each, threads reused
 
     # ---- life ----------------------------------------------------------------------------------
 
@@ -82,7 +86,9 @@ class MomDaemon:
             if entry.startswith(".gone-"):
                 shutil.rmtree(str(jobs_dir / entry), ignore_errors=True)  # discarded already
                 continue
-            record = read_json(jobs_dir / entry / "spec.json")
+            # A job whose discard had begun keeps its spec as discard.json (MomJob.discard).
+            record = (read_json(jobs_dir / entry / "spec.json")
+                      or read_json(jobs_dir / entry / "discard.json"))
             if record is None:
                 continue
             job = record.get("job") or {}
@@ -113,7 +119,7 @@ class MomDaemon:
                 if not self.in_flight() or time.monotonic() >= drain_until:
                     break
             try:
-                conn, _ = self.listener.accept()
+                conn = accept(self.listener)
             except socket.timeout:
                 continue
             except OSError:
@@ -121,7 +127,7 @@ class MomDaemon:
                     break
                 raise
             conn.settimeout(None)
-            threading.Thread(target=self._connection, args=(conn,), daemon=True).start()
+            self.workers.spawn(self._connection, conn)
         self.listener.close()
         try:
             self.ctx.layout.socket.unlink()
@@ -146,7 +152,7 @@ class MomDaemon:
             jobs = list(self.jobs.values())
             busy = list(self.discarding)
         for job in jobs:
-            if job.thread is None or not job.thread.is_alive() or job.done:
+            if not job.working or job.done:
                 continue
             if not job.events.has("start") or job.files.exit.exists():
                 busy.append(job.jobid)

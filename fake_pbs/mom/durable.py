@@ -20,7 +20,7 @@ TYPE_CHECKING = False
 FSYNC = os.environ.get("FAKE_PBS_FSYNC") == "1"
 if TYPE_CHECKING:
     from pathlib import Path
-    from typing import Any, Dict, Optional, Union
+    from typing import Any, Dict, List, Optional, Union
 
 
 def fsync_dir(path: Union[str, Path]) -> None:
@@ -58,12 +58,32 @@ def write_json(path: Union[str, Path], value: Any, mode: int = 0o600) -> None:
 
 def read_json(path: Union[str, Path]) -> Optional[Dict[str, Any]]:
     """The JSON object stored in ``path``, or None when it does not exist (yet)."""
+    return _decode(read_bytes(path))
+
+
+def _decode(data: Optional[bytes]) -> Optional[Dict[str, Any]]:
+    if data is None:
+        return None
+    value = loads(data.decode("utf-8", "surrogateescape"))
+    return value if isinstance(value, dict) else None
+
+
+def read_bytes(path: Union[str, Path]) -> Optional[bytes]:
+    """The content of ``path``, or None when it does not exist.  Plain ``os`` calls: the mom
+    reads ~15 records a job, and ``open()`` adds an fstat, an ioctl and an lseek to each."""
     try:
-        with open(os.fspath(path), "rb") as handle:
-            value = loads(handle.read().decode("utf-8", "surrogateescape"))
+        fd = os.open(os.fspath(path), os.O_RDONLY)
     except FileNotFoundError:
         return None
-    return value if isinstance(value, dict) else None
+    try:
+        chunks: List[bytes] = []
+        while True:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
 
 
 def append_line(path: Union[str, Path], line: bytes) -> None:

@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from fake_pbs import crashpoints
 from fake_pbs.model.errors import PBSE_HOOK_REJECT, PBSE_UNKSIG, PbsError
-from fake_pbs.mom import hookpoints, hookshep, launcher, vnodemap
+from fake_pbs.mom import exitwatch, hookpoints, hookshep, launcher, vnodemap
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.delivery import append_as_owner, deliver
 from fake_pbs.mom.durable import read_json, write_json
@@ -34,6 +34,7 @@ from fake_pbs.mom.signals import (ADMIN_RESUME, ADMIN_SUSPEND, RESUME, SUSPEND, 
 from fake_pbs.mom.sisters import JOB_EXEC_RETRY, join_all, join_failure_code, sister_request
 from fake_pbs.mom.streams import deliveries, job_streams
 from fake_pbs.mom.usage import parse_duration, resources_used
+from fake_pbs.workers import Workers
 
 JOB_EXEC_FAIL2 = -2
 JOB_EXEC_RERUN = -11
@@ -58,6 +59,10 @@ def remove_job_dir(files: JobLayout) -> None:
     except FileNotFoundError:
         return
     shutil.rmtree(str(gone), ignore_errors=True)
+
+
+# The threads that run jobs (one job each at a time), reused from one job to the next.
+_WORKERS = Workers("job")
 
 
 class StartFailure(Exception):
@@ -100,7 +105,12 @@ class MomJob:
         # by discard so that a job deleted meanwhile still has its output delivered.
         self._copy = threading.Event()
         self._copy_asked = False
-        self.thread: Optional[threading.Thread] = None
+        # The job's own work (start, watch, end) runs on a reused thread (_WORKERS): whether
+        # it runs, which thread runs it, and its end.
+        self.running = False
+        self._runner: Optional[int] = None
+        self.finished = threading.Event()
+        self._exit_watched = False
         hosts: List[str] = []
         for chunk in job.get("hosts") or []:
             name = str(chunk["host"])
@@ -124,11 +134,16 @@ class MomJob:
 
     def run(self, recovering: bool = False) -> None:
         target = self._recover if recovering else self._start
-        self.thread = threading.Thread(target=self._guard, args=(target,),
-                                       name="job-" + self.jobid, daemon=True)
-        self.thread.start()
+        self.running = True
+        _WORKERS.spawn(self._guard, target)
+
+    @property
+    def working(self) -> bool:
+        """True while the job's own thread is at work (set-up, watch, end)."""
+        return self.running and not self.finished.is_set()
 
     def _guard(self, target: Any) -> None:
+        self._runner = threading.get_ident()
         try:
             target()
         except Exception as exc:  # never leave a job without an outcome
@@ -137,6 +152,9 @@ class MomJob:
                 self._bail(StartFailure(JOB_EXEC_RETRY, "mom internal error: %s" % exc))
             else:
                 self._release_all(int((self.events.first("finish") or {}).get("status", 0)))
+        finally:
+            self._runner = None
+            self.finished.set()
 
     @property
     def done(self) -> bool:
@@ -219,8 +237,10 @@ class MomJob:
         if not prologue.accept:
             raise StartFailure(hook_reject_code(prologue, "execjob_prologue"),
                                prologue.message or "execjob_prologue hook rejected")
-        launch = build_launch(self.job, self.files, ctx.host, str(ctx.home),
-                              str(ctx.layout.socket), ctx.is_root)
+        # With pidfds the mom sees the shepherd exit (exitwatch.py): no notification needed.
+        notify = "" if exitwatch.SUPPORTED else str(ctx.layout.socket)
+        launch = build_launch(self.job, self.files, ctx.host, str(ctx.home), notify,
+                              ctx.is_root)
         self._write_script(launch)
         argv = [str(a) for a in launch["argv"]]
         result = self._hook("execjob_launch", argv[0], argv, dict(launch["env"]))
@@ -346,8 +366,19 @@ class MomJob:
                 return
             self._check_walltime(shepherd, limit)
             self._escalate(shepherd)
-            self.wake.wait(POLL_SECONDS)
+            self.wake.wait(self._exit_wait(shepherd))
             self.wake.clear()
+
+    def _exit_wait(self, shepherd: Dict[str, Any]) -> float:
+        """How long to wait for news: the poll interval once the shepherd's exit wakes us
+        (exitwatch.py), or where the shepherd tells the mom itself (no pidfds); briefly when
+        it could not be watched (no descriptor left) and would not tell."""
+        if not self._exit_watched:
+            self._exit_watched = self.ctx.exits.watch(
+                int(shepherd.get("shepherd_pid", 0)), shepherd.get("shepherd_ticks"), self.wake)
+        if self._exit_watched or not exitwatch.SUPPORTED:
+            return POLL_SECONDS
+        return POLL_SECONDS / 10
 
     def _unseen_until_poll(self) -> bool:
         """pace pbs: a job sent TermJob is seen ended at a later resource poll once it is 10 s
@@ -607,7 +638,12 @@ class MomJob:
         """
         self.ctx.log.job(self.jobid, "delete job request received", 0x0080)
         if self.files.dir.is_dir() and not self.discard_requested:
-            write_json(self.files.discard, {"run_count": self.run_count})
+            # Stored by renaming the spec (no new file per job: docs/performance.md); a restart
+            # finds the job under this name and finishes the cleanup (MomDaemon.recover).
+            try:
+                os.replace(str(self.files.spec), str(self.files.discard))
+            except FileNotFoundError:
+                write_json(self.files.discard, {"role": "primary", "job": self.job})
         self._crash_point("discard-received")
         self.discarded = True
         self.wake.set()
@@ -615,8 +651,8 @@ class MomJob:
         sid = self._session()
         if sid > 0 and not self.files.exit.exists():
             signal_session(sid, signal.SIGKILL)
-        if self.thread is not None and self.thread is not threading.current_thread():
-            self.thread.join(timeout=10.0)
+        if self.running and self._runner != threading.get_ident():
+            self.finished.wait(timeout=10.0)
         finish = self.events.first("finish")
         hookshep.run(self._site(), "execjob_end", self.job, self.files.dir,
                      [None if finish is None else int(finish.get("status", 0))])

@@ -4,8 +4,9 @@ Starting a shepherd as a new Python process cost every job an interpreter start 
 CPU on this project's machines; docs/performance.md, hotspot 1).  The mom instead keeps one
 ``python3 -S -m fake_pbs.mom.shepherd --serve <jobs dir>`` child, started on first use, and asks
 it to start the shepherd of a job directory; it answers with the same ``ok <pid>``/``err ...``
-report as the one-shot form.  The shepherds it starts are detached exactly as before (double
-fork, own session, re-parented to init), so they outlive the mom and the launcher alike.
+report as the one-shot form.  The shepherds it starts are its children (it reaps them) in their
+own sessions; when the launcher ends they are re-parented to init, so they outlive the mom and
+the launcher alike.
 
 The launcher exits when its stdin reaches EOF, that is when the mom is gone (even after
 ``kill -9``), so nothing of it outlives the mom.  Any failure of the launcher falls back to the

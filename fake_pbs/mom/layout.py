@@ -7,7 +7,8 @@
     jobs/<jobid>/exit.json       written by the shepherd when the job shell ended: status, rusage
     jobs/<jobid>/kill.json       why the mom killed the job (walltime, TermJob)
     jobs/<jobid>/events.jsonl    exec-protocol events for the server, written before sent, with seq
-    jobs/<jobid>/discard.json    the server's delete-job request was received: finish the cleanup
+    jobs/<jobid>/discard.json    spec.json renamed: the server's delete-job request was received,
+                                 finish the cleanup
     jobs/.gone-<jobid>-<pid>     a discarded job's directory being deleted (swept at restart)
     jobs/<jobid>/<jobid>.OU/.ER  stdout/stderr spool, delivered at the end
     aux/<jobid>                  PBS_NODEFILE

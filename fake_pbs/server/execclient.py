@@ -10,17 +10,19 @@ import pwd
 import grp
 import threading
 import time
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional, Set
 
 from fake_pbs import crashpoints, paths, protocol
-from fake_pbs.model.errors import PBSE_NORELYMOM, PBSE_UNKJOBID, PbsError
+from fake_pbs.model.errors import PBSE_NORELYMOM, PBSE_PROTOCOL, PBSE_UNKJOBID, PbsError
 from fake_pbs.server import lifecycle
 from fake_pbs.server.app import ExecLike, ServerApp
 from fake_pbs.server.logs import ERROR
+from fake_pbs.workers import Workers
 
 _RETRY_PAUSE = 0.2
 _START_ATTEMPTS = 25          # about five seconds for a mom that is still starting
 _CONNECT_TIMEOUT = 10.0
+_IDLE_PER_HOST = 2            # connections kept open to each mom for requests
 TERMJOB = "TermJob"
 
 
@@ -32,8 +34,11 @@ def primary_host(job: Dict[str, Any]) -> str:
 class ExecClient(ExecLike):
     def __init__(self, app: ServerApp) -> None:
         self.app = app
-        self._threads: Dict[str, threading.Thread] = {}
+        self._following: Set[str] = set()  # "<jobid>#<run_count>" of the runs followed now
+        self._followers = Workers("exec")  # a follower per run, threads reused
         self._guard = threading.Lock()
+        self._workers = Workers("discard")  # the delete-job requests, threads reused
+        self._idle: Dict[str, List[protocol.LineChannel]] = {}  # per host, for request()
 
     # -- following jobs -----------------------------------------------------------------------
     def start(self, jobid: str) -> None:
@@ -59,15 +64,22 @@ class ExecClient(ExecLike):
             job = self.app.state.jobs.get(jobid)
             key = "%s#%s" % (jobid, job.get("run_count", "0") if job else "0")
         with self._guard:
-            for old in [k for k, t in self._threads.items() if not t.is_alive()]:
-                del self._threads[old]
-            current = self._threads.get(key)
-            if current is not None and current.is_alive():
+            if key in self._following:
                 return
-            thread = threading.Thread(target=self._follow, args=(jobid,),
-                                      name="exec-%s" % key, daemon=True)
-            self._threads[key] = thread
-        thread.start()
+            self._following.add(key)
+        try:
+            self._followers.spawn(self._follow_run, jobid, key)
+        except BaseException:
+            with self._guard:
+                self._following.discard(key)
+            raise
+
+    def _follow_run(self, jobid: str, key: str) -> None:
+        try:
+            self._follow(jobid)
+        finally:
+            with self._guard:
+                self._following.discard(key)
 
     def _snapshot(self, jobid: str) -> Optional[Dict[str, Any]]:
         with self.app.state.lock:
@@ -203,17 +215,57 @@ class ExecClient(ExecLike):
 
     # -- plain requests -----------------------------------------------------------------------
     def request(self, host: str, op: str, **args: Any) -> Any:
+        """One request to the mom of ``host`` and its ``data``, on a connection kept from an
+        earlier request when there is one (a job's copy and delete-job requests were two
+        connections, accepts and threads in each daemon: docs/performance.md)."""
+        channel = self._idle_channel(host)
+        if channel is not None:
+            try:
+                channel.send(dict(args, op=op))
+            except OSError:
+                channel.close()  # the mom closed it (restarted): nothing was delivered
+                channel = None
+            if channel is not None:
+                return self._reply(host, channel)
         try:
             channel = protocol.connect(paths.mom_socket(self.app.home, host),
                                        timeout=_CONNECT_TIMEOUT)
         except OSError:
             raise PbsError(PBSE_NORELYMOM, "No reply from MOM")
         try:
-            return protocol.call(channel, op, **args)
-        except (OSError, ValueError):
-            raise PbsError(PBSE_NORELYMOM, "No reply from MOM")
-        finally:
+            channel.send(dict(args, op=op))
+        except OSError:
             channel.close()
+            raise PbsError(PBSE_NORELYMOM, "No reply from MOM")
+        return self._reply(host, channel)
+
+    def _reply(self, host: str, channel: protocol.LineChannel) -> Any:
+        """The reply to the request just sent on ``channel``; the channel is kept for the next
+        request after a whole reply, closed otherwise."""
+        try:
+            reply = channel.receive()
+        except (OSError, ValueError):
+            reply = None
+        if reply is None:
+            channel.close()
+            raise PbsError(PBSE_NORELYMOM, "No reply from MOM")
+        self._keep(host, channel)
+        if not reply.get("ok"):
+            raise PbsError(int(reply.get("code", PBSE_PROTOCOL)), reply.get("msg"))
+        return reply.get("data")
+
+    def _idle_channel(self, host: str) -> Optional[protocol.LineChannel]:
+        with self._guard:
+            kept = self._idle.get(host)
+            return kept.pop() if kept else None
+
+    def _keep(self, host: str, channel: protocol.LineChannel) -> None:
+        with self._guard:
+            kept = self._idle.setdefault(host, [])
+            if len(kept) < _IDLE_PER_HOST:
+                kept.append(channel)
+                return
+        channel.close()
 
     def signal(self, jobid: str, signal: str) -> None:
         """Send ``signal`` to the job's primary mom (call with the model lock held).
@@ -249,7 +301,7 @@ class ExecClient(ExecLike):
             except PbsError:
                 return
             crashpoints.reach(self.app.home, "server", "discard-sent")
-        threading.Thread(target=send, name="discard-%s" % jobid, daemon=True).start()
+        self._workers.spawn(send)
 
 
 def _kill_delay(job: Dict[str, Any], queue: Dict[str, Any]) -> int:

@@ -84,6 +84,14 @@ def used_fields(job: Job) -> str:
 def begin_run(app: ServerApp, job: Job, exec_vnode: str, exec_host: str,
               hosts: Optional[List[Dict[str, Any]]], requestor: str) -> None:
     """The scheduler (or qrun) chose vnodes: charge them, mark the job running, send it."""
+    with app.state.store.batch():  # the vnodes charged and the job running: one commit
+        _mark_running(app, job, exec_vnode, exec_host, hosts, requestor)
+    if app.execs is not None:
+        app.execs.start(job["_id"])
+
+
+def _mark_running(app: ServerApp, job: Job, exec_vnode: str, exec_host: str,
+                  hosts: Optional[List[Dict[str, Any]]], requestor: str) -> None:
     now = app.now()
     jobid = job["_id"]
     names = [chunk[0] for chunk in vnodes.parse_exec_vnode(exec_vnode)]
@@ -117,8 +125,6 @@ def begin_run(app: ServerApp, job: Job, exec_vnode: str, exec_host: str,
         acct_base(job), now, job["exec_host"], exec_vnode, resource_list_fields(job),
         assigned_fields(exec_vnode)))
     save(app, job)
-    if app.execs is not None:
-        app.execs.start(jobid)
 
 
 def _home(uid: int) -> str:
@@ -313,7 +319,9 @@ def complete(app: ServerApp, job: Job) -> None:
     still had running, and ran it again (issue 15).
     """
     target = _discard_target(job)
-    if _decide_end(app, job):
+    with app.state.store.batch():  # the nodes freed and the job's end: one commit
+        over = _decide_end(app, job)
+    if over:
         crashpoints.reach(app.home, "server", "end-saved")
         _send_discard(app, target)
 

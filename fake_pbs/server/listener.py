@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Dict, Optional, Tuple
 
 from fake_pbs.model.errors import PBSE_PROTOCOL, PbsError
+from fake_pbs.unixaccept import accept
+from fake_pbs.workers import Workers
 from fake_pbs.protocol import LineChannel
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.handlers import Caller, Context, dispatch
@@ -53,6 +55,7 @@ class Listener:
         self._open: Dict[int, int] = {}  # uid -> connections being served
         self._count_lock = threading.Lock()
         self._starved = False
+        self._workers = Workers("conn")  # one connection each, threads reused
 
     def open(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -83,7 +86,7 @@ class Listener:
         self._sock.settimeout(0.5)
         while not self.app.stopping.is_set():
             try:
-                conn, _ = self._sock.accept()
+                conn = accept(self._sock)
             except socket.timeout:
                 continue
             except OSError as err:
@@ -120,8 +123,7 @@ class Listener:
             self._open[uid] = held + 1
         conn.settimeout(None)
         try:
-            threading.Thread(target=self._serve, args=(conn, pid, uid, gid, manager, operator),
-                             daemon=True, name="conn").start()
+            self._workers.spawn(self._serve, conn, pid, uid, gid, manager, operator)
         except RuntimeError:  # no thread to be had: refuse this one, keep serving the rest
             self._release(uid)
             conn.close()
