@@ -238,12 +238,13 @@ def apply_event(app: ServerApp, event: Dict[str, Any]) -> bool:
 
 
 def _on_start(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
-    if job.get("job_state") == st.RUNNING:
-        if app.pace.first_update > 0:
-            # pace pbs: 42 comes with the mom's first status update, not with the start
+    if app.pace.first_update > 0:
+        # pace pbs: 42 and the usage come with the mom's first status update, not with the
+        # start; a job suspended before its start was reported is updated too (k03q)
+        if job.get("job_state") in (st.RUNNING, st.SUSPENDED):
             _after(app.pace.first_update, _first_update, app, job["_id"], job["run_count"])
-        else:
-            set_state(job, st.RUNNING, st.SUB_RUNNING)
+    elif job.get("job_state") == st.RUNNING:
+        set_state(job, st.RUNNING, st.SUB_RUNNING)
     job["_started"] = True
     job["_session_id"] = str(event.get("session_id", 0))
     if app.pace.first_update <= 0:

@@ -139,3 +139,22 @@ def test_usage_comes_with_the_first_status_update(home: Path) -> None:
         assert attrs["job_state"] == "S" and "resources_used.walltime" in attrs
     finally:
         _run(home, [BIN + "/qdel", "-W", "force", jobid])
+
+
+def test_a_job_suspended_before_its_start_is_reported_still_gets_the_update(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """k03q: qsig -s suspend may reach the server before the mom's start event; the first
+    status update is still due for that run (it brings resources_used to the S job)."""
+    from types import SimpleNamespace
+    from typing import Any, List, Tuple
+
+    from fake_pbs import pace
+    from fake_pbs.server import lifecycle
+    timers: List[Tuple[Any, ...]] = []
+    monkeypatch.setattr(lifecycle, "_after", lambda *args: timers.append(args))
+    app: Any = SimpleNamespace(pace=pace.PROFILES[pace.PBS], now=lambda: 100,
+                               state=SimpleNamespace(save_job=lambda jobid: None), execs=None)
+    job = {"_id": "389.vm", "run_count": "1", "job_state": "S", "substate": "43"}
+    lifecycle._on_start(app, job, {"session_id": 7})
+    assert [t[1] for t in timers] == [lifecycle._first_update]
+    assert (job["job_state"], job["substate"]) == ("S", "43")
