@@ -20,7 +20,9 @@ golden transcripts), for fidelity work (``fake-pbs start --pace pbs``; docs/diff
   children are already gone from /proc, sends the obit at once (release g11); when one is
   still listed, the task is orphaned and only the poll's cput_sum declares it exited, with a
   10 s grace from the start (mom_start.c scan_for_terminated, mom_mach.c cput_sum).  The fake
-  always takes the orphan branch, the one most transcripts show.
+  always takes the orphan branch, the one most transcripts show;
+* an output file that cannot be delivered is copied four times, with 11 s and 21 s pauses
+  (stage_func.c sys_copy; the job stays in E ~32 s, i05g); under ``fast`` without pauses.
 """
 import copy
 import json
@@ -41,11 +43,12 @@ class Pace:
     obit_latency: float  # seconds between the mom's finish and the server applying it
     e_phase: float       # seconds between the obit and the nodes being freed (then F)
     mom_poll: bool       # a TermJob'd job is seen ended at the mom's next resource poll
+    copy_pauses: bool = False  # sys_copy's 11 s and 21 s pauses between failed copies (i05g)
 
 
 PROFILES: Dict[str, Pace] = {
     FAST: Pace(FAST, 0.0, 0.0, 0.0, False),
-    PBS: Pace(PBS, 2.0, 1.0, 1.0, True),
+    PBS: Pace(PBS, 2.0, 1.0, 1.0, True, True),
 }
 
 
@@ -101,6 +104,11 @@ class PollClock:
         if self.last + self.interval <= now:  # overdue: the main loop polls at once
             self.last = now
             self.interval = min(self.interval + self.step, self.maximum)
+
+    def last_poll(self, now: float) -> float:
+        """The instant of the last poll at or before ``now`` that sampled jobs."""
+        self._advance(now)
+        return self.last
 
     def next_poll(self, now: float) -> float:
         """The instant of the first poll after ``now``."""

@@ -107,6 +107,11 @@ def server_priv(home: Path) -> Path:
     return home / "server_priv"
 
 
+def sched_config(home: Path) -> Path:
+    """The scheduler's ``sched_priv/sched_config`` (its ``resources:`` line)."""
+    return home / "sched_priv" / "sched_config"
+
+
 def mom_priv(home: Path, host: str) -> Path:
     return home / "mom_priv" / host
 

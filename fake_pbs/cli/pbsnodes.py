@@ -1,4 +1,5 @@
-"""pbsnodes: list nodes (``-a``, ``-av``, ``-v``, names, ``-l``, ``-F json|dsv``) and mark them
+"""pbsnodes: list nodes (``-a``, ``-av``, ``-v``, names, ``-l``, ``-S[j][L]`` summaries,
+``-F json|dsv``) and mark them
 (``-o``, ``-r``, ``-C``, ``-c``) with ``manager`` set requests, as OpenPBS 23.06 does."""
 from __future__ import annotations
 
@@ -34,6 +35,9 @@ class Options:
         self.fmt = "default"
         self.delim = "|"
         self.summary = False
+        self.jobs_view = False
+        self.long_view = False
+        self.header_done = False
         self.quiet = False
         self.names: List[str] = []
 
@@ -73,6 +77,8 @@ def parse(argv: List[str]) -> Optional[Options]:
             error |= oper not in (LISTSP, ALL, LISTSPNV)
             if letter == "S":
                 opts.summary = True
+            opts.jobs_view |= letter == "j"
+            opts.long_view |= letter == "L"
         elif letter in ("o", "r"):
             error |= not (oper in (LISTSP, COMMENT) or opts.vnodes)
             opts.oper = OFFLINE if letter == "o" else RESET
@@ -194,12 +200,36 @@ def body(argv: List[str]) -> int:
 
 def _print_node(opts: Options, doc: Any, record: Any) -> None:
     name, attrs = str(record["name"]), record.get("attrs", [])
-    if doc is not None:
+    if opts.summary:
+        _print_summary(opts, doc, name, attrs)
+    elif doc is not None:
         nodes.json_node(doc, name, attrs)
     elif opts.fmt == "dsv":
         sys.stdout.write(nodes.dsv_line(name, attrs, opts.delim))
     else:
         sys.stdout.write(nodes.text_block(name, attrs))
+
+
+def _print_summary(opts: Options, doc: Any, name: str, attrs: Any) -> None:
+    """``-S[j][L]``: the summary line (the header once, before the first, as PBS's static
+    done_headers does); job ids lose the default server's suffix in the text form only."""
+    from fake_pbs.cli.render import nodesummary
+
+    server: Optional[str] = None
+    if opts.fmt == "default":
+        from fake_pbs.cli.qstat import server_name
+        server = server_name()
+    row = nodesummary.Summary(name, attrs, opts.jobs_view, opts.long_view, server)
+    if doc is not None:
+        nodesummary.json_entry(doc, row, opts.jobs_view)
+    elif opts.fmt == "dsv":
+        sys.stdout.write(nodesummary.dsv_line(row, opts.jobs_view, opts.delim))
+    else:
+        if not opts.header_done:
+            sys.stdout.write(nodesummary.JOBS_HEADER if opts.jobs_view
+                             else nodesummary.NODES_HEADER)
+            opts.header_done = True
+        sys.stdout.write(nodesummary.text_line(row, opts.jobs_view, opts.long_view))
 
 
 def main() -> None:

@@ -177,6 +177,14 @@ class Session:
                     self.out.write(qmgr_render.render_list(d.objtype, obj["name"],
                                                            obj["attrs"], only))
             else:
+                if d.objtype == "hook":
+                    # PBS's qmgr exports each hook's script and config to print them: the
+                    # server logs two mgr_hook_export lines per hook (m11k)
+                    for obj in objects:
+                        obj["script"], obj["config"] = (
+                            common.request("hookio", command="export", name=obj["name"],
+                                           content_type=kind, encoding="default")["content"]
+                            for kind in ("application/x-python", "application/x-config"))
                 self.out.write(self.render_print(d.objtype, objects, not printed_header))
                 printed_header = True
         return status

@@ -255,8 +255,27 @@ def _owner_matches(owner: str, users: str) -> bool:
     return False
 
 
-def select(jobs: List[Dict[str, Any]], criteria: List[Criterion]) -> List[Dict[str, Any]]:
-    """PBS's ``pbs_selstat`` criteria, applied to the full status list."""
+def select(jobs: List[Dict[str, Any]], criteria: List[Criterion],
+           subjobs: bool = False) -> List[Dict[str, Any]]:
+    """PBS's ``pbs_selstat`` criteria, applied to the full status list.
+
+    With ``-t`` (``subjobs``) a selected array stands for its subjobs, the state criterion
+    checked against each subjob's state, and never appears itself (req_select.c: ``qstat -J
+    -t`` lists only subjobs, j02d)."""
+    if subjobs:
+        chosen = []
+        other = [c for c in criteria if c[0] != "state"]
+        states = [c for c in criteria if c[0] == "state"]
+        for job in jobs:
+            values = {str(k): str(v) for k, v in job.get("attrs", [])}
+            if values.get("array_id"):
+                continue
+            if values.get("array") != "True":
+                chosen.extend(select([job], criteria))
+            elif select([job], other):
+                chosen.extend(select([child for child in jobs
+                                      if _array_id(child) == job.get("id")], states))
+        return chosen
     chosen = []
     for job in jobs:
         values = {str(k): str(v) for k, v in job.get("attrs", [])}
@@ -275,6 +294,13 @@ def select(jobs: List[Dict[str, Any]], criteria: List[Criterion]) -> List[Dict[s
         if keep:
             chosen.append(job)
     return chosen
+
+
+def _array_id(job: Dict[str, Any]) -> str:
+    for key, value in job.get("attrs", []):
+        if key == "array_id":
+            return str(value)
+    return ""
 
 
 class Run:
@@ -333,7 +359,7 @@ class Run:
                 records = common.request("statjob", id=job_id, extend=opts.extend, **names)
             else:
                 records = select(common.request("statjob", id=None, extend=opts.extend,
-                                                **names), criteria)
+                                                **names), criteria, "t" in opts.extend)
         except PbsError as err:
             self._job_error(err, job_id or "")
             return
@@ -350,8 +376,8 @@ class Run:
         if opts.full or opts.percent or opts.alt & ~ALT_W:
             return {}
         names = list(BASIC_ATTRIBS)
-        if any(what == "array" for what, _ in criteria):
-            names.append("array")
+        if any(what == "array" for what, _ in criteria) or (criteria and "t" in opts.extend):
+            names += ["array", "array_id"]  # the selection reads them (``select``)
         return {"names": names}
 
     def _job_error(self, err: PbsError, job_id: str) -> None:

@@ -77,8 +77,12 @@ def daily_log_file(directory: Path, now: Optional[float] = None) -> str:
 
 
 def run_event(hooks: List[Hook], event: str, context: Dict[str, Any], log: Log, side: str,
-              jobid: str = "", work_root: Optional[Path] = None) -> EventResult:
-    """Run the enabled hooks of ``event``; ``side`` is ``mom`` or ``server`` (log shapes)."""
+              jobid: str = "", work_root: Optional[Path] = None,
+              compile_log: Optional[Callable[[Hook], bool]] = None) -> EventResult:
+    """Run the enabled hooks of ``event``; ``side`` is ``mom`` or ``server`` (log shapes).
+
+    ``compile_log(hook)`` says whether this run compiles the script (and logs so); by default
+    every run does, as a mom's pbs_python does."""
     outcome = EventResult()
     for hook in ordered_hooks(hooks, event):
         if not hook.script:
@@ -87,7 +91,8 @@ def run_event(hooks: List[Hook], event: str, context: Dict[str, Any], log: Log, 
         outcome.ran += 1
         if side == "mom":
             log(DEBUG3, "Hook", hook.name, "started")
-        run = run_hook(hook, event, dict(context, side=side), work_root)
+        compiles = compile_log(hook) if compile_log is not None else True
+        run = run_hook(hook, event, dict(context, side=side, compile_log=compiles), work_root)
         _merge(outcome, run)
         if side == "mom":
             _log_mom(log, hook, event, run, jobid)

@@ -70,10 +70,16 @@ def _run_in(work: Path, hook: Hook, event: str, context: Dict[str, Any]) -> Hook
     spec.update({"hook_name": hook.name, "event_name": event,
                  "event_type": EVENT_BITS.get(event, 0), "script_file": str(script),
                  "freq": hook.freq})
-    spec.setdefault("script_path", str(script))
+    shared = Path(str(context["hooks_dir"])) if context.get("hooks_dir") else None
+    # The daemon's own copies (PBS's NAME.PY / NAME.CF) when it keeps them: the compile line
+    # and pbs.hook_config_filename name those (m08b, m11k); else the run's work copies.
+    spec.setdefault("script_path", str(shared / (hook.name + ".PY") if shared else script))
     if hook.config is not None:
         config = work / (hook.name + ".CF")
-        config.write_text(hook.config, encoding="utf-8", errors="surrogateescape")
+        if shared is not None and (shared / (hook.name + ".CF")).is_file():
+            config = shared / (hook.name + ".CF")
+        else:
+            config.write_text(hook.config, encoding="utf-8", errors="surrogateescape")
         spec["config_file"] = str(config)
     in_path, out_path = work / "hook.in", work / "hook.out"
     who = runas.for_hook(hook, event, context)

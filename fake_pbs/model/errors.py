@@ -91,6 +91,7 @@ PBSE_HOOK_REJECT = 15169
 PBSE_HOOK_REJECT_RERUNJOB = 15170
 PBSE_HOOK_REJECT_DELETEJOB = 15171
 PBSE_JOBNBIG = 15173
+PBSE_RESCBUSY = 15174
 PBSE_WRONG_RESUME = 15177
 PBSE_UNKSCHED = 15213
 
@@ -127,6 +128,7 @@ MESSAGES: Dict[int, str] = {
     PBSE_NORERUN: "job is not rerunnable",
     PBSE_BADSCRIPT: "Bad file format or syntax",
     PBSE_RESCUNAV: "Resource temporarily unavailable",
+    PBSE_MOMREJECT: "Execution server rejected request",
     PBSE_MAXQUED: "Maximum number of jobs already in queue",
     PBSE_ALRDYEXIT: "Job already exiting",
     PBSE_BADDEPEND: "Invalid Job Dependency",
@@ -145,6 +147,7 @@ MESSAGES: Dict[int, str] = {
     PBSE_HOOK_REJECT_RERUNJOB: "hook rejected request, requiring job to be rerun",
     PBSE_HOOK_REJECT_DELETEJOB: "hook rejected request, requiring job to be deleted",
     PBSE_JOBNBIG: "name is too long",
+    PBSE_RESCBUSY: "Resource busy",
     PBSE_UNKSCHED: "Unknown Scheduler",
 }
 

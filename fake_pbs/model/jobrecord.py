@@ -27,6 +27,8 @@ PRIVATE_FIELDS = {
     "_sent": ("bool", "the mom has acknowledged the start request"),
     "_last_seq": ("int", "the last mom event applied: replayed events are ignored"),
     "_started": ("bool", "the job shell started (the mom's ``started`` event)"),
+    "_accepted": ("str", "the run_count whose job send the mom accepted (stime and the S "
+                         "record are written then; a refused send has neither, m04)"),
     "_session_id": ("str", "the session id the mom reported; ``session_id`` shows it once PBS "
                            "would have learnt it from a status update"),
     "_signals_on_start": ("list[str]", "signals asked for before the job shell existed"),
@@ -36,6 +38,8 @@ PRIVATE_FIELDS = {
                      "run, -3/-20 failed start)"),
     "_obit": ("int", "when the run ended (epoch seconds); becomes ``obittime``"),
     "_run_seconds": ("int", "how long the run lasted: a short one never shows a session id"),
+    "_stageout_status": ("str", "the mom's stage-out result for the run (0: a file went to "
+                         "undelivered/); becomes ``Stageout_status``"),
     "_substate_at_obit": ("int", "the substate when the obit came, for the server log line"),
     "_exception": ("str", "why a run was lost (``execution node vm down``) or the mom's note"),
     "_hook_action": ("int", "a mom hook's ``job.rerun()`` (-18) or ``job.delete()`` (-19)"),

@@ -6,16 +6,17 @@ Built from the server's node attribute dicts (``resources_available.*``,
 cycle see the earlier ones.
 """
 import re
-from typing import Dict, List, Mapping, Sequence, Set
+from typing import Dict, List, Mapping, Sequence, Set, Tuple
 
 from fake_pbs.model.select import SIZE_RESOURCES, parse_size, size_kb
 
-__all__ = ["VNode", "CONSUMABLES", "build_vnodes", "parse_exec_vnode", "parse_exec_host",
+__all__ = ["VNode", "DEFAULT_CONSUMABLES", "build_vnodes", "parse_exec_vnode", "parse_exec_host",
            "HOLDING_STATES", "resource_amount"]
 
-# The consumable resources the fake schedules (sched_config ``resources:`` of the fake: the PBS
-# default plus ngpus, which the fake defines on every cluster). Sizes are kept in kb.
-CONSUMABLES = ("ncpus", "mem", "ngpus")
+# The consumable resources a scheduler with PBS's default sched_config ``resources:`` line
+# schedules (ncpus first); a site's line adds its own (model/sched_config.py: ngpus on the
+# default fake cluster, extra case n02). Sizes are kept in kb.
+DEFAULT_CONSUMABLES: Tuple[str, ...] = ("ncpus", "mem")
 
 # Job states whose exec_vnode still holds resources (E keeps them until the final release).
 HOLDING_STATES = frozenset({"R", "E"})
@@ -36,7 +37,8 @@ def resource_amount(name: str, value: str) -> int:
 class VNode:
     """One vnode during a cycle. ``avail``/``assigned`` map consumable names to amounts."""
 
-    def __init__(self, name: str, attrs: Mapping[str, str]) -> None:
+    def __init__(self, name: str, attrs: Mapping[str, str],
+                 consumables: Sequence[str] = DEFAULT_CONSUMABLES) -> None:
         self.name = name
         self.host = attrs.get("resources_available.host", name)
         self.states: Set[str] = {word.strip() for word in attrs.get("state", _FREE).split(",")}
@@ -47,12 +49,12 @@ class VNode:
         for key, value in attrs.items():
             if key.startswith("resources_available."):
                 res = key[len("resources_available."):]
-                if res in CONSUMABLES:
+                if res in consumables:
                     self.avail[res] = _amount_or_zero(res, value)
                 elif res not in ("host", "vnode"):
                     self.strings[res] = value
         self.has_assigned_attrs = any(key.startswith("resources_assigned.") for key in attrs)
-        for res in CONSUMABLES:
+        for res in consumables:
             key = "resources_assigned." + res
             self.assigned[res] = _amount_or_zero(res, attrs[key]) if key in attrs else 0
         self.used_slots: Set[int] = set()
@@ -140,13 +142,14 @@ def parse_exec_host(text: str) -> List[List[int]]:
 
 
 def build_vnodes(nodes: Mapping[str, Mapping[str, str]],
-                 jobs: Sequence[Mapping[str, str]]) -> Dict[str, VNode]:
+                 jobs: Sequence[Mapping[str, str]],
+                 consumables: Sequence[str] = DEFAULT_CONSUMABLES) -> Dict[str, VNode]:
     """The cycle's vnodes, with what the running jobs hold.
 
     ``resources_assigned.*`` from the server is the truth when present; otherwise the amounts come
     from the exec_vnode of the jobs that still hold resources. Slots always come from exec_host.
     """
-    vnodes = {name: VNode(name, attrs) for name, attrs in nodes.items()}
+    vnodes = {name: VNode(name, attrs, consumables) for name, attrs in nodes.items()}
     for job in jobs:
         if job.get("job_state") not in HOLDING_STATES or not job.get("exec_vnode"):
             continue
@@ -161,7 +164,7 @@ def build_vnodes(nodes: Mapping[str, Mapping[str, str]],
             if exclusive:
                 vnode.exclusive_job = True
             if not vnode.has_assigned_attrs:
-                for res in CONSUMABLES:
+                for res in consumables:
                     if res in chunk:
                         vnode.assigned[res] += _amount_or_zero(res, chunk[res])
             if index < len(slot_lists):

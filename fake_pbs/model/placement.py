@@ -9,7 +9,7 @@ n01c, n02t, k06a).
 """
 from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
-from fake_pbs.model.nodes import CONSUMABLES, VNode, resource_amount
+from fake_pbs.model.nodes import DEFAULT_CONSUMABLES, VNode, resource_amount
 from fake_pbs.model.select import SIZE_RESOURCES, Chunk, Place, chunk_default
 
 __all__ = ["Unit", "Placement", "Failure", "place_job", "commit", "format_amount", "MSG"]
@@ -69,15 +69,19 @@ def format_amount(res: str, amount: int) -> str:
     return "%dkb" % amount
 
 
-def make_units(chunks: Sequence[Chunk]) -> List[Unit]:
-    """Expand ``N:`` counts and apply the per-chunk defaults (ncpus=1, mpiprocs=1, ompthreads)."""
+def make_units(chunks: Sequence[Chunk],
+               consumables: Sequence[str] = DEFAULT_CONSUMABLES) -> List[Unit]:
+    """Expand ``N:`` counts and apply the per-chunk defaults (ncpus=1, mpiprocs=1, ompthreads).
+
+    Only ``consumables`` (the scheduler's resources line) are counted and shown in exec_vnode:
+    a chunk's other resources stay in Resource_List, unchecked (n02m, n02n)."""
     units: List[Unit] = []
     for chunk in chunks:
         ncpus = chunk_default(chunk, "ncpus")
         amounts = {"ncpus": ncpus}
         shown: List[Tuple[str, str]] = [("ncpus", str(ncpus))]
-        for res in CONSUMABLES[1:]:
-            value = chunk.get(res)
+        for res in consumables:
+            value = chunk.get(res) if res != "ncpus" else None
             if value is not None:
                 amounts[res] = resource_amount(res, value)
                 shown.append((res, "%dkb" % amounts[res] if res in SIZE_RESOURCES else value))
@@ -114,8 +118,8 @@ def _complex_check(units: Sequence[Unit], place: Place, vnodes: Sequence[VNode],
     for unit in units:
         for res, amount in unit.amounts.items():
             wanted[res] = wanted.get(res, 0) + amount
-    for res in CONSUMABLES:
-        if not wanted.get(res):
+    for res in wanted:
+        if not wanted[res]:
             continue
         total = sum(vnode.avail.get(res, 0) for vnode in vnodes)
         avail = total if totals else sum(max(vnode.free(res), 0)
@@ -195,10 +199,10 @@ def _search(units: Sequence[Unit], place: Place,
     return chosen
 
 
-def place_job(chunks: Sequence[Chunk], place: Place,
-              vnodes: Mapping[str, VNode]) -> Union[Placement, Failure]:
+def place_job(chunks: Sequence[Chunk], place: Place, vnodes: Mapping[str, VNode],
+              consumables: Sequence[str] = DEFAULT_CONSUMABLES) -> Union[Placement, Failure]:
     """Find vnodes for every chunk, or the PBS reason why not (nothing is changed)."""
-    units = make_units(chunks)
+    units = make_units(chunks, consumables)
     ordered = list(vnodes.values())
     now_reason = _complex_check(units, place, ordered, totals=False)
     if now_reason is not None:

@@ -1,10 +1,14 @@
-"""Resource definitions: PBS's built-in resources, their value types, and the site defaults we add.
+"""Resource definitions: PBS's built-in resources, their value types, and what a site adds.
 
-The built-in list follows OpenPBS's ``master_resc_def_all.xml`` (reference section 1.5).
-``ngpus`` is not built into PBS; sites create it with ``create resource ngpus type=long,
-flag=nh`` and every fake cluster does the same, so it sits in :data:`DEFAULT_CUSTOM` and is known
-to the server, never to the commands (a real qsub does not know a site's resources either: the
-server rejects unknown ones).
+The built-in list follows OpenPBS's ``master_resc_def_all.xml`` (reference section 1.5); a
+server knows exactly these until a manager runs ``qmgr -c 'create resource ...'`` (extra case
+n02: ``ngpus`` is not one of them).  The commands never know a site's resources (a real qsub
+does not either: the server rejects unknown ones).
+
+:data:`SITE_DEFAULTS` is what a default fake cluster creates at install, the way a site with
+GPUs does (``create resource ngpus type=long, flag=nh`` plus ``ngpus`` on the scheduler's
+``resources:`` line); ``cluster.json``'s ``site_resources`` replaces it (the fidelity replay
+sets it empty, so that its server has PBS's built-ins only).
 
 Flags use PBS's letters: ``h`` host-level (may appear inside a ``select`` chunk and is summed per
 host), ``n`` consumable (the scheduler accounts for it on vnodes), ``q`` server/queue consumable.
@@ -115,15 +119,15 @@ BUILTIN: Dict[str, ResourceDef] = _defs(
     ResourceDef("pcap_accelerator", LONG),
 )
 
-# What every fake cluster creates at start, as sites do (`create resource ngpus ...`).
-DEFAULT_CUSTOM: Dict[str, ResourceDef] = _defs(ResourceDef("ngpus", LONG, "nh"))
+# What a default fake cluster creates at install, as a site with GPUs does: each entry is a
+# ``create resource NAME type=T, flag=F`` and, with ``sched``, the name added to the scheduler's
+# ``resources:`` line (cluster.json ``site_resources`` replaces this list).
+SITE_DEFAULTS = ({"name": "ngpus", "type": LONG, "flag": "nh", "sched": True},)
 
 
 def default_resources() -> Dict[str, ResourceDef]:
-    """A fresh server's resource table: the built-ins plus :data:`DEFAULT_CUSTOM`."""
-    table = dict(BUILTIN)
-    table.update(DEFAULT_CUSTOM)
-    return table
+    """A fresh server's resource table: PBS's built-ins (sites add theirs with qmgr)."""
+    return dict(BUILTIN)
 
 
 def lookup(name: str,

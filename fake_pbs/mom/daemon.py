@@ -6,7 +6,7 @@ Requests (docs/internals.md §5; one JSON line each, see fake_pbs.protocol):
   event stream (``{"ev": ...}`` lines up to ``release`` final); a refusal is one plain error reply
   (``{"ok": false, ...}``: 15009 a different run of the job is still active, 15001 unknown job on
   resume). ``signal`` {job, signal}, ``discard`` {job}, ``copy`` {job, run_count} (stage out
-  now), ``status`` {}, ``fault`` {fault},
+  now), ``hookfile`` {name, delete} (logged only), ``status`` {}, ``fault`` {fault},
   ``shutdown`` {} are request/reply.
 - mom -> mom (sisters): ``join`` {job}, ``abort`` {job}, ``kill`` {job, signal},
   ``release`` {job, exit_status}.
@@ -209,6 +209,12 @@ class MomDaemon:
             job = self.jobs.get(str(msg.get("job")))
             if job is not None:
                 job.wake.set()
+            return None
+        if op == "hookfile":
+            # The hooks themselves are read from the server's store; the request is logged as
+            # PBS's mom logs it (process_request.c, m04f/m05e/m06d).
+            self.ctx.log.write(0x0080, "Hook", str(msg.get("name", "")), "%s hook-related file "
+                               "request received" % ("delete" if msg.get("delete") else "copy"))
             return None
         if op == "shutdown":
             self.stop()

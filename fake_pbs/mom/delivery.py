@@ -2,23 +2,42 @@
 
 PBS's mom copies with ``/bin/cp`` as the job owner; so does the fake (a subprocess with the
 owner's uid/gid and the job's umask, which is fork-safe in the threaded mom) when that identity
-differs from the mom's; otherwise it copies in-process with ``cp``'s file-mode rules. Like PBS,
-a file that cannot be delivered (missing directory, no permission) is kept in the host's
-``undelivered/`` directory and the stage-out is reported failed (Stageout_status = 0).
+differs from the mom's; otherwise it copies in-process with ``cp``'s file-mode rules.
+
+A copy that fails is tried again as PBS's ``sys_copy`` does (stage_func.c): four tries, each
+failure logged (``command: /bin/cp -rp SRC DST status=1, try=N``), with a pause after the
+second and the fourth (11 s and 21 s: ``sleep(loop / 2 * 10 + 1)``; the job stays in E the ~32
+s, extra case i05g).  Then the file is kept in the host's ``undelivered/`` directory, the mom
+logs PBS's report (``Job files not copied``, cp's error, ``Output retained on that host in``)
+and the stage-out is reported failed (Stageout_status = 0, i05w).  The pauses are the pace's
+(fake_pbs/pace.py): none under ``fast``.
 """
 import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Tuple
+from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
 from fake_pbs.mom.streams import Stream
 
 CP = "/bin/cp"
 SH = "/bin/sh"
+TRIES = 4  # sys_copy's loop
 
 
-def copy_as(src: str, dst: str, launch: Mapping[str, Any], as_owner: bool) -> bool:
+def pause_after(attempt: int) -> float:
+    """sys_copy's sleep after a failed try: none after odd tries, else ``try / 2 * 10 + 1``."""
+    return 0.0 if attempt % 2 else float(attempt // 2 * 10 + 1)
+
+
+class Copied(NamedTuple):
+    """One copy's outcome: cp's exit status and the first line of what it printed."""
+
+    status: int
+    error: str
+
+
+def copy_file(src: str, dst: str, launch: Mapping[str, Any], as_owner: bool) -> Copied:
     """Copy ``src`` to ``dst``; with ``as_owner`` under the job owner's identity."""
     if _same_identity(launch, as_owner) and not os.path.isdir(dst):
         return _copy_here(src, dst, int(launch.get("umask", 0o077)))
@@ -27,11 +46,17 @@ def copy_as(src: str, dst: str, launch: Mapping[str, Any], as_owner: bool) -> bo
         extra = {"user": int(launch["uid"]), "group": int(launch["gid"]), "extra_groups": []}
     try:
         done = subprocess.run([CP, "--", src, dst], stdin=subprocess.DEVNULL,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                               umask=int(launch.get("umask", 0o077)), timeout=60, **extra)
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return done.returncode == 0
+    except (OSError, subprocess.SubprocessError) as err:
+        return Copied(1, "%s: %s" % (CP, err))
+    lines = done.stderr.decode("utf-8", "replace").splitlines()
+    return Copied(done.returncode, lines[0] if lines else "")
+
+
+def copy_as(src: str, dst: str, launch: Mapping[str, Any], as_owner: bool) -> bool:
+    """:func:`copy_file`, True when it worked."""
+    return copy_file(src, dst, launch, as_owner).status == 0
 
 
 def _same_identity(launch: Mapping[str, Any], as_owner: bool) -> bool:
@@ -45,14 +70,22 @@ def _same_identity(launch: Mapping[str, Any], as_owner: bool) -> bool:
     return int(launch["uid"]) == os.geteuid() and int(launch["gid"]) == os.getegid()
 
 
-def _copy_here(src: str, dst: str, umask: int) -> bool:
+def _copy_here(src: str, dst: str, umask: int) -> Copied:
     """What ``cp -- src dst`` does for a regular file: an existing ``dst`` is truncated and keeps
-    its mode; a new one gets ``src``'s permission bits less ``umask``."""
+    its mode; a new one gets ``src``'s permission bits less ``umask``.  A failure reads as cp's
+    message (coreutils' wording)."""
     try:
         mode = os.stat(src).st_mode & 0o777 & ~umask
         fd_in = os.open(src, os.O_RDONLY)
+    except OSError as err:
+        return Copied(1, "%s: cannot stat '%s': %s" % (CP, src, os.strerror(err.errno or 0)))
+    try:
         try:
             fd_out = os.open(dst, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        except OSError as err:
+            return Copied(1, "%s: cannot create regular file '%s': %s"
+                          % (CP, dst, os.strerror(err.errno or 0)))
+        try:
             try:
                 while True:
                     block = os.read(fd_in, 1 << 20)
@@ -63,11 +96,11 @@ def _copy_here(src: str, dst: str, umask: int) -> bool:
                         view = view[os.write(fd_out, view):]
             finally:
                 os.close(fd_out)
-        finally:
-            os.close(fd_in)
-    except OSError:
-        return False
-    return True
+        except OSError as err:
+            return Copied(1, "%s: error writing '%s': %s" % (CP, dst, os.strerror(err.errno or 0)))
+    finally:
+        os.close(fd_in)
+    return Copied(0, "")
 
 
 def append_as_owner(path: str, jobdir: str, launch: Mapping[str, Any], data: bytes) -> bool:
@@ -97,17 +130,73 @@ def append_as_owner(path: str, jobdir: str, launch: Mapping[str, Any], data: byt
     return done.returncode == 0
 
 
+class Report:
+    """Where a stage-out's failures are written: the mom log, as PBS's mom words them."""
+
+    def __init__(self, log: Any, jobid: str, owner: str, host: str) -> None:
+        self.log = log
+        self.jobid = jobid
+        self.owner = owner
+        self.host = host
+        self.failed: List[Tuple[str, str, str, str]] = []  # (src, dst, error, kept at)
+
+    def attempt(self, src: str, dst: str, status: int, attempt: int) -> None:
+        self.log.write(0x0080, "Fil", "sys_copy", "command: %s -rp %s %s status=%d, try=%d"
+                       % (CP, src, dst, status, attempt))
+
+    def gave_up(self, src: str, dst: str, copied: Copied, kept: str) -> None:
+        name = os.path.basename(src)
+        remote = "%s:%s" % (self.host, dst)
+        self.log.write(0x0001, "Fil", "copy_file", "Job %s: sys_copy failed, return value=%d"
+                       % (self.jobid, copied.status))
+        self.log.write(0x0004, "Fil", name, "Unable to copy file %s to %s" % (src, remote))
+        self.log.write(0x0004, "Fil", name, copied.error)
+        self.log.write(0x0001, "Fil", "stage_file",
+                       "Job %s: no wildcards:local stageout failed for %s from %s to %s"
+                       % (self.jobid, self.owner, src, remote))
+        self.failed.append((src, remote, copied.error, kept))
+
+    def summary(self) -> None:
+        """The job's ``Job files not copied`` block (after every stream was tried)."""
+        if not self.failed:
+            return
+        lines = ["Job files not copied:---->>>>"]
+        for src, remote, error, kept in self.failed:
+            lines += ["Unable to copy file %s to %s" % (src, remote), ">>> error from copy",
+                      error, ">>> end error output", "Output retained on that host in: %s" % kept]
+        lines.append("---->>>>")
+        for line in lines:
+            self.log.job(self.jobid, line, 0x0100)
+
+
 def deliver(streams: List[Stream], launch: Mapping[str, Any], undelivered: Path,
-            as_owner: bool) -> Tuple[int, int]:
-    """Deliver each stream that has a destination; return (delivered, attempted)."""
+            as_owner: bool, report: Optional[Report] = None,
+            pause: Callable[[float], None] = lambda seconds: None) -> Tuple[int, int]:
+    """Deliver each stream that has a destination; return (delivered, attempted).
+
+    A failed copy is tried :data:`TRIES` times with sys_copy's pauses (``pause`` sleeps them;
+    the pace decides), then kept under ``undelivered``."""
     done = attempted = 0
     for stream in streams:
         if stream.deliver_to is None or not os.path.exists(stream.write_to):
             continue
         attempted += 1
-        if copy_as(stream.write_to, stream.deliver_to, launch, as_owner):
+        copied = Copied(1, "")
+        for attempt in range(1, TRIES + 1):
+            copied = copy_file(stream.write_to, stream.deliver_to, launch, as_owner)
+            if copied.status == 0:
+                break
+            if report is not None:
+                report.attempt(stream.write_to, stream.deliver_to, copied.status, attempt)
+            pause(pause_after(attempt))
+        if copied.status == 0:
             done += 1
-        else:
-            undelivered.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(stream.write_to, str(undelivered / os.path.basename(stream.write_to)))
+            continue
+        undelivered.mkdir(parents=True, exist_ok=True)
+        kept = str(undelivered / os.path.basename(stream.write_to))
+        shutil.copyfile(stream.write_to, kept)
+        if report is not None:
+            report.gave_up(stream.write_to, stream.deliver_to, copied, kept)
+    if report is not None:
+        report.summary()
     return done, attempted

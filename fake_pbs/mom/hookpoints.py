@@ -93,6 +93,7 @@ def _run(site: HookSite, event: str, job: Optional[Job], exit_status: Optional[i
         "requestor_host": site.host, "daemon": "pbs_python",
         "log_file": events.daily_log_file(site.home / "mom_logs" / site.host),
         "compile_eventtype": _COMPILE_EVENTTYPE, "launch": launch,
+        "hooks_dir": str(priv),  # the compile line names the mom's NAME.PY (m04f, m06d)
         # user = pbsuser hooks of the user events run as the job's owner (hooks/runas.py)
         "job_owner": None if job is None else {
             "uid": int(job.get("uid", 0) or 0), "gid": int(job.get("gid", 0) or 0),

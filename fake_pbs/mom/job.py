@@ -15,13 +15,16 @@ import os
 import shutil
 import signal
 import threading
+import time
 from typing import Any, Dict, List, Optional, Tuple
 
 from fake_pbs import crashpoints
-from fake_pbs.model.errors import PBSE_HOOK_REJECT, PBSE_UNKSIG, PbsError
+from fake_pbs.model.errors import (PBSE_HOOK_REJECT, PBSE_HOOK_REJECT_DELETEJOB,
+                                   PBSE_HOOK_REJECT_RERUNJOB, PBSE_HOOKERROR, PBSE_UNKSIG,
+                                   PbsError)
 from fake_pbs.mom import exitwatch, hookpoints, hookshep, launcher, vnodemap
 from fake_pbs.mom.context import MomContext
-from fake_pbs.mom.delivery import append_as_owner, deliver
+from fake_pbs.mom.delivery import Report, append_as_owner, deliver
 from fake_pbs.mom.durable import read_json, write_json
 from fake_pbs.mom.environment import nodefile_lines
 from fake_pbs.mom.eventlog import EventLog
@@ -61,8 +64,40 @@ def remove_job_dir(files: JobLayout) -> None:
     shutil.rmtree(str(gone), ignore_errors=True)
 
 
+# Kills after which pace pbs leaves the task open until a resource poll or kill_delay's SIGKILL
+# (the shell is reaped, a child may still be listed: mom_start.c, fake_pbs/pace.py).
+_ORPHANING_KILLS = (TERMJOB, "walltime")
+
 # The threads that run jobs (one job each at a time), reused from one job to the next.
 _WORKERS = Workers("job")
+
+
+def _no_pause(seconds: float) -> None:
+    """The fast pace: failed copies are tried again at once."""
+
+
+class StartRejected(Exception):
+    """The job is refused before the mom takes it in: PBS's execjob_begin rejection is the mom's
+    error reply to the server's job send (req_commit), never a run (m04: no obit, no abort
+    hook, no stage-out; the server requeues it)."""
+
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def begin_reject_code(result: hookpoints.HookResult) -> int:
+    """The error the mom answers a refused job send with (req_runjob.c post_sendmom's cases):
+    ``job.delete()`` -> 15171, ``job.rerun()`` -> 15170, exception or alarm -> 15136 (the
+    hook's fail_action applies), a plain reject -> 15169."""
+    if result.delete:
+        return PBSE_HOOK_REJECT_DELETEJOB
+    if result.rerun:
+        return PBSE_HOOK_REJECT_RERUNJOB
+    if result.error:
+        return PBSE_HOOKERROR
+    return PBSE_HOOK_REJECT
 
 
 class StartFailure(Exception):
@@ -101,9 +136,12 @@ class MomJob:
         self._kill_lock = threading.Lock()
         self._term_sent = False
         self._kill_sent = False
+        self._reaped_logged = False  # "task 00000001 terminated" logged while orphaned
+        self._walltime_polled = 0.0  # the last resource poll that checked the walltime
         # The server's copy file request (stage-out after the obit): set by request_copy, or
         # by discard so that a job deleted meanwhile still has its output delivered.
         self._copy = threading.Event()
+        self._stopping = threading.Event()  # the mom stops: no more copy pauses
         self._copy_asked = False
         # The job's own work (start, watch, end) runs on a reused thread (_WORKERS): whether
         # it runs, which thread runs it, and its end.
@@ -190,6 +228,9 @@ class MomJob:
         try:
             self._setup()
             self._spawn()
+        except StartRejected as refused:
+            self._refuse(refused)
+            return
         except StartFailure as failure:
             self._bail(failure)
             return
@@ -212,8 +253,7 @@ class MomJob:
         vnodemap.log_setup(ctx.home, self.job, ctx.host, log.job)
         begin = self._hook("execjob_begin")
         if not begin.accept:
-            code = JOB_EXEC_FAILHOOK_DELETE if begin.delete else JOB_EXEC_FAILHOOK_RERUN
-            raise StartFailure(code, begin.message or "execjob_begin hook rejected", abort=False)
+            raise StartRejected(begin_reject_code(begin), begin.message)
         failed = join_all(ctx, self.job, self.sisters)
         if failed is not None:
             host, err = failed
@@ -245,6 +285,10 @@ class MomJob:
         argv = [str(a) for a in launch["argv"]]
         result = self._hook("execjob_launch", argv[0], argv, dict(launch["env"]))
         if not result.accept:
+            # PBS runs execjob_launch in the job's child once its output files are open: they
+            # exist, empty, and are staged out (m05d, m05e).
+            self._open_spool_files(launch)
+            write_json(self.files.launch, launch)
             raise StartFailure(hook_reject_code(result, "execjob_launch"),
                                result.message or "execjob_launch hook rejected")
         if result.argv is not None:
@@ -255,6 +299,24 @@ class MomJob:
             launch["env"] = dict(result.env)
         # The sandbox is made by the shepherd's child as the job owner (fake_pbs/mom/shepherd.py).
         write_json(self.files.launch, launch)
+
+    def _open_spool_files(self, launch: Dict[str, Any]) -> None:
+        """Create the job's stdout/stderr files that live in the job directory (never a path
+        elsewhere: those the owner's shell creates), empty, mode 0600, owned by the owner."""
+        uid, gid = self._owner()
+        for key in ("stdout", "stderr"):
+            path = str(launch.get(key) or "")
+            if not path or os.path.dirname(path) != str(self.files.dir):
+                continue
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+            except OSError:
+                continue
+            try:
+                if self.ctx.is_root:
+                    os.fchown(fd, uid, gid)
+            finally:
+                os.close(fd)
 
     def _owner(self) -> Tuple[int, int]:
         if self.ctx.is_root:
@@ -307,6 +369,22 @@ class MomJob:
         with self.ctx.polls_lock:
             self.ctx.polls.reset(self.ctx.clock())  # start_exec.c: poll soon after a start
 
+    # ---- refused before it was taken in -------------------------------------------------------
+
+    @property
+    def refused(self) -> bool:
+        return self.events.has("rejected")
+
+    def _refuse(self, refused: StartRejected) -> None:
+        """Answer the job send with the hook's error: the mom keeps nothing of the job (no
+        delete-job request follows, no execjob_end runs)."""
+        if not self.events.complete:
+            self.events.append("rejected", code=refused.code, msg=refused.message)
+            self.events.append("release", vnodes=[self.ctx.host], final=True)
+        # Its files go at once (the events stay in memory for the stream): a refused job that
+        # ends held is never discarded, and must leave nothing behind on the mom.
+        remove_job_dir(self.files)
+
     # ---- failure to start (exec_bail) ----------------------------------------------------------
 
     def _bail(self, failure: StartFailure) -> None:
@@ -324,8 +402,13 @@ class MomJob:
             log.job(self.jobid, "task 00000001 cput=00:00:00", 0x0100)
             log.job(self.jobid, "kill_job")
             log.job(self.jobid, "%s cput=00:00:00 mem=0kb" % self.ctx.host, 0x0100)
-            self.events.append("finish", status=failure.code, resources_used={})
+            staged = self.files.launch.exists()  # output files were opened (launch reject)
+            self.events.append("finish", status=failure.code, resources_used={},
+                               stage_out=staged)
             log.job(self.jobid, "Obit sent", 0x0100)
+            if staged:
+                log.job(self.jobid, "no active tasks")  # then the copy request (m05e)
+                self._stage_out_when_asked(COPY_WAIT)
         if not self.events.complete:
             self.events.append("release", vnodes=[self.ctx.host] + list(self.sisters), final=True)
             self.ctx.log.job(self.jobid, "no active tasks")
@@ -350,10 +433,14 @@ class MomJob:
         while not self.discarded:
             record = read_json(self.files.exit)
             if record is not None and not self._unseen_until_poll():
+                self._seen_at_kill_delay()
                 self._complete(record)
                 return
             shepherd = read_json(self.files.shepherd) or {}
-            if record is not None:  # pace pbs: the shell died of TermJob; wait for the poll
+            if record is not None:  # pace pbs: the shell died of the kill; wait for the poll
+                if not self._reaped_logged:  # the shell is reaped now; the task stays open
+                    self._reaped_logged = True
+                    self.ctx.log.job(self.jobid, "task 00000001 terminated", 0x0080)
                 self.wake.wait(POLL_SECONDS / 10)
                 self.wake.clear()
                 continue
@@ -388,7 +475,7 @@ class MomJob:
         if not self.ctx.pace.mom_poll:
             return False
         kill = read_json(self.files.kill)
-        if kill is None or kill.get("reason") != TERMJOB:
+        if kill is None or kill.get("reason") not in _ORPHANING_KILLS:
             return False
         now = self.ctx.clock()
         shepherd = read_json(self.files.shepherd) or {}
@@ -397,6 +484,25 @@ class MomJob:
             due = self.ctx.polls.orphan_seen(float(kill["at"]), started)
         delay = float(self.job.get("kill_delay", DEFAULT_KILL_DELAY))
         return now < min(due, float(kill["at"]) + delay)
+
+    def _seen_at_kill_delay(self) -> None:
+        """pace pbs: how an orphaned task ends.  Still open at kill_delay, it gets the SIGKILL:
+        ``kill_job``, ``task 00000001 force exited`` (i06d, 11 s after the walltime kill); seen
+        empty at a resource poll before that: ``no active process for task`` (master g12)."""
+        kill = read_json(self.files.kill)
+        if (not self._reaped_logged or kill is None or self._kill_sent
+                or kill.get("reason") not in _ORPHANING_KILLS):
+            return
+        delay = float(self.job.get("kill_delay", DEFAULT_KILL_DELAY))
+        if self.ctx.clock() - float(kill["at"]) >= delay:
+            self._kill_sent = True
+            sid = self._session()
+            if sid > 0:
+                signal_session(sid, signal.SIGKILL)
+            self.ctx.log.job(self.jobid, "kill_job")
+            self.ctx.log.job(self.jobid, "task 00000001 force exited", 0x0080)
+        else:  # the resource poll found the session empty (master g12)
+            self.ctx.log.job(self.jobid, "no active process for task 00000001")
 
     @staticmethod
     def _alive(shepherd: Dict[str, Any]) -> bool:
@@ -408,9 +514,20 @@ class MomJob:
         return int((read_json(self.files.shepherd) or {}).get("pid", 0))
 
     def _check_walltime(self, shepherd: Dict[str, Any], limit: Optional[int]) -> None:
+        """The walltime limit: checked every second (pace fast), or at the mom's resource
+        polls as PBS does (pace pbs: i06d's ``walltime 10 exceeded limit 3`` at the first
+        poll, 10 s after the start)."""
         if limit is None or self.files.kill.exists():
             return
-        used = int(self.ctx.clock() - float(shepherd.get("start_time", self.ctx.clock())))
+        now = self.ctx.clock()
+        start = float(shepherd.get("start_time", now))
+        if self.ctx.pace.mom_poll:
+            with self.ctx.polls_lock:
+                now = self.ctx.polls.last_poll(now)
+            if now <= max(start, self._walltime_polled):
+                return
+            self._walltime_polled = now
+        used = int(now) - int(start)
         if used <= limit:
             return
         self.ctx.log.job(self.jobid, "walltime %d exceeded limit %d" % (used, limit))
@@ -517,7 +634,8 @@ class MomJob:
         used = resources_used(self.job.get("attrs", {}), float(record.get("cput", 0)),
                               int(record.get("maxrss_kb", 0)),
                               float(record.get("end_time", start)) - start)
-        log.job(jobid, "task 00000001 terminated", 0x0080)
+        if not self._reaped_logged:
+            log.job(jobid, "task 00000001 terminated", 0x0080)
         log.job(jobid, "Terminated")
         log.job(jobid, "task 00000001 cput=%s" % used["cput"], 0x0100)
         log.job(jobid, "kill_job")
@@ -533,6 +651,7 @@ class MomJob:
 
     def stop_waiting(self) -> None:
         """The mom is stopping: no copy request will be served, stage out at once."""
+        self._stopping.set()
         self._copy.set()
 
     def _stage_out_when_asked(self, wait: float) -> None:
@@ -554,13 +673,24 @@ class MomJob:
         if launch is None:
             return 1
         home_dir = str(self.job.get("home") or "/")
-        streams = deliveries(job_streams(self.job.get("attrs", {}), self.files, home_dir))
+        attrs = self.job.get("attrs", {})
+        streams = deliveries(job_streams(attrs, self.files, home_dir))
+        owner = str(attrs.get("euser") or str(attrs.get("Job_Owner", "")).split("@")[0])
+        report = Report(self.ctx.log, self.jobid, owner, self.ctx.host)
+        began = time.monotonic()
         done, attempted = deliver(streams, launch, self.ctx.layout.undelivered,
-                                  bool(launch.get("drop_privileges")))
+                                  bool(launch.get("drop_privileges")), report,
+                                  self._copy_pause if self.ctx.pace.copy_pauses else _no_pause)
         if attempted:
-            self.ctx.log.job(self.jobid, "Staged %d/%d items out over 0:00:00"
-                             % (done, attempted), 0x0100)
+            took = int(time.monotonic() - began)
+            self.ctx.log.job(self.jobid, "Staged %d/%d items out over %d:%02d:%02d"
+                             % (done, attempted, took // 3600, took // 60 % 60, took % 60),
+                             0x0100)
         return 1 if done == attempted else 0
+
+    def _copy_pause(self, seconds: float) -> None:
+        """sys_copy's sleep between failed copies; a stopping mom does not wait it out."""
+        self._stopping.wait(seconds)
 
     def _release_all(self, status: int) -> None:
         released = {host for event in self.events.snapshot() if event["ev"] == "release"
@@ -636,6 +766,9 @@ class MomJob:
         its restart (``MomDaemon.recover``); the job directory goes last, renamed away in one
         step, so a crash never leaves half a job to re-adopt (docs/reliability.md).
         """
+        if self.refused:
+            remove_job_dir(self.files)  # never taken in: nothing to log, no execjob_end
+            return
         self.ctx.log.job(self.jobid, "delete job request received", 0x0080)
         if self.files.dir.is_dir() and not self.discard_requested:
             # Stored by renaming the spec (no new file per job: docs/performance.md); a restart
@@ -657,7 +790,7 @@ class MomJob:
         hookshep.run(self._site(), "execjob_end", self.job, self.files.dir,
                      [None if finish is None else int(finish.get("status", 0))])
         self._crash_point("end-hook-done")
-        if not self.events.has("start"):
+        if not self.events.has("start") and not (finish or {}).get("stage_out"):
             self.ctx.log.job(self.jobid, "no active tasks")  # a job that never started (f04)
         self.ctx.log.job(self.jobid, "kill_job")
         self._remove_work_files()

@@ -7,10 +7,12 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 from fake_pbs import paths
 from fake_pbs import pace
+from fake_pbs.model import resources as rdefs
+from fake_pbs.model import sched_config
 from fake_pbs.server import config as cluster_config
 from fake_pbs.server import defaults
 from fake_pbs.server.logs import AccountingLog, DaemonLog
@@ -54,6 +56,8 @@ class ServerApp:
                 self.install_defaults()
             else:
                 self._add_missing_nodes()
+                if not paths.sched_config(self.home).exists():
+                    self._install_site_resources()  # a home from before site_resources
 
     def install_defaults(self) -> None:
         state = self.state
@@ -65,7 +69,36 @@ class ServerApp:
         # fidelity replay numbers like its capture did, so fixed-width columns line up).
         state.start_numbering(int(self.config.get("first_job_seq", 0)))
         self._add_missing_nodes()
+        self._install_site_resources()
         state.save_all()
+
+    def _install_site_resources(self) -> None:
+        """What a site's admin does after install: `qmgr -c 'create resource NAME type=T,
+        flag=F'` for each site resource, and the scheduled ones on sched_config's line."""
+        site = site_resources(self.config)
+        records = self.state.objects.setdefault("resource", {})
+        for entry in site:
+            name = str(entry["name"])
+            if name not in records:
+                records[name] = {"type": str(entry.get("type", "long")),
+                                 "flag": str(entry.get("flag", ""))}
+                self.state.save_object("resource", name)
+        self._write_sched_config([str(e["name"]) for e in site if e.get("sched")])
+
+    def _write_sched_config(self, scheduled: List[str]) -> None:
+        """A new install's sched_priv/sched_config: PBS's resources line plus the site's."""
+        path = paths.sched_config(self.home)
+        if path.exists():
+            return
+        path.parent.mkdir(mode=0o750, parents=True, exist_ok=True)
+        path.write_text(sched_config.default_text(scheduled), encoding="utf-8")
+
+    def read_sched_config(self) -> Optional[str]:
+        """The scheduler's file as it is now (None when there is none)."""
+        try:
+            return paths.sched_config(self.home).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
 
     def _add_missing_nodes(self) -> None:
         now = self.now()
@@ -107,12 +140,42 @@ class ServerApp:
         if self.scheduler is not None:
             self.scheduler.trigger()
 
+    def reconfigure_scheduler(self) -> None:
+        """Tell the scheduler to re-read its configuration (PBS's SCH_CONFIGURE)."""
+        if self.scheduler is not None:
+            self.scheduler.reconfigure()
+
+    def sched_consumables(self) -> Sequence[str]:
+        """The consumables the scheduler schedules now (its resources line, read at start and
+        at each SCH_CONFIGURE)."""
+        if self.scheduler is not None:
+            return self.scheduler.consumables()
+        from fake_pbs.server.sched.resources import consumables_of
+        return consumables_of(sched_config.scheduled(self.read_sched_config()),
+                              self.state.objects.get("resource"))
+
     def history_enabled(self) -> bool:
         return self.state.server.get("job_history_enable", "False").lower() in ("true", "1", "y")
 
 
+def site_resources(config: Dict[str, Any]) -> Sequence[Dict[str, Any]]:
+    """The resources a new install creates: cluster.json ``site_resources`` when given (the
+    fidelity replay gives none: PBS's built-ins only), else :data:`rdefs.SITE_DEFAULTS`."""
+    given = config.get("site_resources")
+    if given is None:
+        return rdefs.SITE_DEFAULTS
+    return [entry for entry in given if isinstance(entry, dict) and entry.get("name")]
+
+
 class SchedulerLike:
     def trigger(self) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def reconfigure(self) -> None:  # pragma: no cover - interface
+        """SCH_CONFIGURE: re-read sched_config (no cycle)."""
+        raise NotImplementedError
+
+    def consumables(self) -> Sequence[str]:  # pragma: no cover - interface
         raise NotImplementedError
 
 

@@ -60,35 +60,63 @@ def _outcome(kind: str, target: Job) -> Optional[bool]:
 
 
 def register(app: Any, job: Job, deps: List[Dep]) -> None:
-    """Dependencies already satisfied leave ``depend`` at once (j05w: ``afterok`` on a job that
-    ended well shows no depend); one that never can be deletes the job, which keeps the rest."""
+    """The queued job's dependencies, after its ``Job Queued`` line (j05p, j05y: the enqueue
+    line shows the state before them).  Any ``after*`` dependency first puts the system hold
+    on (H, substate 22, Hold_Types ``s``, no etime: j05x); each is then checked in order and
+    logged: a finished job that satisfies it (``343.vm Job has finished, dependency
+    satisfied``) leaves ``depend`` (j05w), one that cannot (``342.vm Finished job did not
+    satisfy dependency``) or an unknown job (``Dependency request for job rejected by
+    9999.vm``, logged about ``ID@server``) deletes the job once all are checked; with none
+    left the hold comes off again."""
     server = app.server_name
+    jobid = job["_id"]
+    if not deps:
+        return
+    job["Hold_Types"] = "".join(t for t in "uosp" if t in job.get("Hold_Types", "") + "s")
+    lifecycle.set_state(job, st.HELD, st.SUB_DEPNHOLD)
+    job.pop("etime", None)
     kept: List[Dep] = []
-    refused: Optional[str] = None
+    refused = False
     for kind, target_id in deps:
         target = app.state.jobs.get(target_id)
-        outcome = _outcome(kind, target) if target is not None else False
+        if target is None:
+            app.log.job("%s@%s" % (jobid, server),
+                        "Dependency request for job rejected by %s" % target_id)
+            kept.append((kind, target_id))
+            refused = True
+            continue
+        outcome = _outcome(kind, target)
         if outcome is True:
+            app.log.job(jobid, "%s Job has finished, dependency satisfied" % target_id)
             continue
         kept.append((kind, target_id))
-        if outcome is False and refused is None:
-            refused = ("Dependency request for job rejected by %s" % target_id if target is None
-                       else "Job deleted as result of dependency on job %s" % target_id)
+        if outcome is False:
+            app.log.job(jobid, "%s Finished job did not satisfy dependency" % target_id)
+            refused = True
     _set_depend(job, kept, server)
-    if refused is not None:
-        _delete(app, job, refused)
+    if refused:
+        _delete(app, job, None)
         return
     for kind, target_id in kept:
         target = app.state.jobs[target_id]
         existing = [d for d in _parse_before(target.get("depend", ""))]
-        existing.append((BEFORE[kind], job["_id"]))
+        existing.append((BEFORE[kind], jobid))
         target["depend"] = _format(existing, server)
         app.state.save_job(target_id)
     job["_deps"] = [list(d) for d in kept]
-    if kept:
-        job["Hold_Types"] = "s"
-        lifecycle.set_state(job, st.HELD, st.SUB_DEPNHOLD)
-        job.pop("etime", None)
+    if not kept:
+        _lift_system_hold(app, job)
+
+
+def _lift_system_hold(app: Any, job: Job) -> None:
+    """No dependency left: the system hold comes off (Q again unless another hold stays)."""
+    holds = job.get("Hold_Types", "n").replace("s", "") or "n"
+    job["Hold_Types"] = holds
+    if holds == "n" and job.get("job_state") == st.HELD:
+        lifecycle.set_state(job, st.QUEUED, st.SUB_QUEUED)
+        job["etime"] = str(app.now())
+    elif holds != "n":
+        lifecycle.set_state(job, st.HELD, st.SUB_HELD)
 
 
 def _set_depend(job: Job, deps: List[Dep], server: str) -> None:
@@ -110,8 +138,9 @@ def _parse_before(value: str) -> List[Dep]:
     return deps
 
 
-def _delete(app: Any, job: Job, message: str) -> None:
-    app.log.job(job["_id"], message)
+def _delete(app: Any, job: Job, message: Optional[str]) -> None:
+    if message is not None:
+        app.log.job(job["_id"], message)
     app.acct.record("A", job["_id"], "")
     job["_deps"] = []
     lifecycle.to_history(app, job, st.SUB_FINISHED, ran=False)
@@ -135,14 +164,12 @@ def job_ended(app: Any, target: Job) -> None:
                         % target["_id"])
                 break
         else:
+            if len(remaining) < len(deps):  # j05p: 346.vm's afternotok on the failed 342.vm
+                app.log.job(dependent_id, "Dependency on job %s released." % target["_id"])
             dependent["_deps"] = [list(d) for d in remaining]
             _set_depend(dependent, [(str(k), str(i)) for k, i in remaining], app.server_name)
             if not remaining and dependent.get("job_state") == st.HELD:
-                holds = dependent.get("Hold_Types", "n").replace("s", "") or "n"
-                dependent["Hold_Types"] = holds
-                if holds == "n":
-                    lifecycle.set_state(dependent, st.QUEUED, st.SUB_QUEUED)
-                    dependent["etime"] = str(app.now())
+                _lift_system_hold(app, dependent)
                 lifecycle.touch(app, dependent)
             app.state.save_job(dependent_id)
     app.trigger_schedule()

@@ -157,7 +157,7 @@ class ExecClient(ExecLike):
             with self.app.state.lock:
                 if lifecycle.apply_event(self.app, message):
                     return True
-            if message.get("ev") == "finish" and started:
+            if message.get("ev") == "finish" and (started or message.get("stage_out")):
                 crashpoints.reach(self.app.home, "server", "obit-saved")
                 self._copy_files(jobid, job)
         return False

@@ -16,10 +16,11 @@ Call points:
 
 ``server`` is the :class:`fake_pbs.server.app.ServerApp` (state, logs, config).
 """
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Set
 
 from fake_pbs.model.errors import PBSE_HOOKERROR, PbsError
 from fake_pbs.model.hooks import Hook
+from fake_pbs.server import hookfiles
 
 Job = Dict[str, Any]
 
@@ -37,6 +38,25 @@ class SiteHooks:
 
     def __init__(self) -> None:
         self._last_periodic: Dict[str, float] = {}
+        # Hooks whose script this server process has compiled: PBS compiles a server hook's
+        # NAME.PY at its first run after each import and keeps the code object, so only that
+        # run logs "Compiling script file" (m03f, m09i, m11k); periodic hooks run in a forked
+        # child and compile every time (m08b).
+        self._compiled: Set[str] = set()
+
+    def forget_compiled(self, name: Optional[str]) -> None:
+        """The hook's script was imported again or the hook deleted (every hook: ``None``, a
+        reset): compile at its next run."""
+        if name is None:
+            self._compiled.clear()
+        else:
+            self._compiled.discard(name)
+
+    def _first_compile(self, hook: Hook) -> bool:
+        if hook.name in self._compiled:
+            return False
+        self._compiled.add(hook.name)
+        return True
 
     def _run(self, server: Any, event: str, job: Optional[Job]) -> Any:
         from fake_pbs.hooks import events  # imported only when hooks exist
@@ -57,9 +77,10 @@ class SiteHooks:
                    "daemon": daemon, "local_node": server.host,
                    "server": {"name": server.server_name, "attrs": dict(server.state.server)},
                    "log_file": events.daily_log_file(server.home / "server_logs"),
-                   "compile_eventtype": 0x0086}
+                   "compile_eventtype": 0x0086, "hooks_dir": str(hookfiles.hooks_dir(server.home))}
         outcome = events.run_event(hooks, event, context, log, "server",
-                                   work_root=server.home / "server_priv" / "hooks" / "tmp")
+                                   work_root=server.home / "server_priv" / "hooks" / "tmp",
+                                   compile_log=self._first_compile)
         if job is not None:
             for name, value in outcome.job_changes.items():
                 job[name] = value
@@ -99,7 +120,8 @@ class SiteHooks:
             context = {"job": None, "requestor": "Server", "requestor_host": server.host,
                        "daemon": daemon, "local_node": server.host,
                        "log_file": events.daily_log_file(server.home / "server_logs"),
-                       "compile_eventtype": 0x0086}
+                       "compile_eventtype": 0x0086,
+                       "hooks_dir": str(hookfiles.hooks_dir(server.home))}
             events.run_event([hook], "periodic", context,
                              lambda t, c, o, m: server.log.write(t, c, o or daemon, m),
                              "server", work_root=server.home / "server_priv" / "hooks" / "tmp")

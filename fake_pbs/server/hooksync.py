@@ -169,6 +169,7 @@ class HookSync:
         """The moms answered: clear each action (unless re-added since) and log it."""
         if self.app.stopping.is_set():
             return
+        self._deliver(batch)
         hooks_dir = self.app.home / "server_priv" / "hooks"
         lines = []
         with self._lock:
@@ -188,6 +189,19 @@ class HookSync:
         for line in lines:
             self.app.log.write(_DEBUG, "Req", who, line)
         self._send_next()
+
+    def _deliver(self, batch: List[Tuple[str, _Action, int, int]]) -> None:
+        """Tell each mom what it receives: it logs ``copy hook-related file request received``
+        (``delete ...`` for a delete) on the file's name (process_request.c; m04f, m05e)."""
+        execs = getattr(self.app, "execs", None)
+        if execs is None:
+            return
+        for mom, action, bit, _ in batch:
+            try:
+                execs.request(mom.rsplit(":", 1)[0], "hookfile", name=action.hook + _SUFFIX[bit],
+                              delete=bit == DELETE)
+            except Exception:  # a mom that is away gets the files at its restart in PBS
+                continue
 
 
 def mom_of(vnode: str, node: Dict[str, Any]) -> str:

@@ -12,7 +12,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from fake_pbs import crashpoints
 from fake_pbs.model import node_states, states as st
 from fake_pbs.model.errors import (PBSE_HOOK_REJECT_DELETEJOB, PBSE_HOOK_REJECT_RERUNJOB,
-                                   message_for)
+                                   PBSE_MOMREJECT, message_for)
 from fake_pbs.server import hookpoints, hooksync, vnodeslots as vnodes
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.logs import DEBUG
@@ -105,7 +105,6 @@ def _mark_running(app: ServerApp, job: Job, exec_vnode: str, exec_host: str,
     job["exec_vnode"] = exec_vnode
     job["exec_host"] = exec_host or computed
     job["_hosts"] = hosts or hosts_from_vnode(exec_vnode)
-    job["stime"] = str(now)
     job["jobdir"] = _home(int(job.get("_uid", 0)))
     job.setdefault("etime", str(now))
     job["run_count"] = str(int(job.get("run_count", "0")) + 1)
@@ -121,9 +120,49 @@ def _mark_running(app: ServerApp, job: Job, exec_vnode: str, exec_host: str,
     if parent:
         _parent_began(app, parent, now)
     app.log.job(jobid, "Job Run at request of %s on exec_vnode %s" % (requestor, exec_vnode))
-    app.acct.record("S", jobid, "%s start=%s exec_host=%s exec_vnode=%s %s %s" % (
-        acct_base(job), now, job["exec_host"], exec_vnode, resource_list_fields(job),
+    if app.execs is None:
+        _accepted(app, job)
+    save(app, job)
+
+
+def _accepted(app: ServerApp, job: Job) -> None:
+    """The mom took the job in (its first event other than a refusal stands for its reply to
+    the job send): PBS's complete_running records the start time and the S accounting record
+    only then, so a job its mom refuses has neither (m04d, m04g)."""
+    now = app.now()
+    job["stime"] = str(now)
+    job["_accepted"] = job.get("run_count")
+    exec_vnode = str(job.get("exec_vnode", ""))
+    app.acct.record("S", job["_id"], "%s start=%s exec_host=%s exec_vnode=%s %s %s" % (
+        acct_base(job), now, job.get("exec_host", ""), exec_vnode, resource_list_fields(job),
         assigned_fields(exec_vnode)))
+
+
+def run_refused(app: ServerApp, job: Job, code: int, message: str) -> None:
+    """The mom answered the job send with a hook's error (execjob_begin rejected it): PBS's
+    post_sendmom logs the refusal, frees the vnodes and requeues the job without an obit,
+    Exit_status or accounting record; after more than 20 tries it is held (m04: 21 attempts
+    within ~2 s, then H).  ``job.delete()`` in the hook (15171) aborts the job instead."""
+    jobid = job["_id"]
+    host = str(job.get("exec_host", "")).split("/")[0].split("+")[0]
+    app.log.job(jobid, "send of job to %s failed error = %d reject_msg=,%s"
+                % (host, code, message))
+    job["comment"] = "Not Running: PBS Error: %s" % message_for(PBSE_MOMREJECT)
+    app.log.job(jobid, "Unable to Run Job, MOM rejected")
+    app.log.job(jobid, message_for(code))  # the reply to the run request
+    release_vnodes(app, job)
+    for name in ("exec_host", "exec_vnode", "_hosts", "_sent", "jobdir", "session_id",
+                 "_hook_action"):
+        job.pop(name, None)
+    if code == PBSE_HOOK_REJECT_DELETEJOB:
+        app.log.job(jobid, "Job aborted per a hook rejection", DEBUG)
+        to_history(app, job, st.SUB_TERMINATED, ran=False)
+        return
+    if int(job.get("run_count", "0")) > MAX_FAILED_ATTEMPTS:
+        _hold_failed(job)
+    else:
+        set_state(job, st.QUEUED, st.SUB_QUEUED)
+    touch(app, job)
     save(app, job)
 
 
@@ -213,13 +252,19 @@ def admin_suspend(app: ServerApp, job: Job, suspend: bool) -> None:
 def apply_event(app: ServerApp, event: Dict[str, Any]) -> bool:
     """Turn one mom event into job state; returns True when the stream is complete."""
     job = app.state.jobs.get(str(event.get("job")))
-    if job is None or str(event.get("run_count")) != job.get("run_count"):
-        return True  # a stale stream (the job was purged or ran again)
+    if job is None or str(event.get("run_count")) != job.get("run_count") or (
+            job.get("job_state") in st.HISTORY_STATES and not event.get("final")):
+        return True  # a stale stream (the job was purged, ran again or was force-deleted)
     seq = int(event.get("seq", 0))
     if seq and seq <= int(job.get("_last_seq", 0)):
         return bool(event.get("ev") == "release" and event.get("final"))
     job["_last_seq"] = seq
     kind = event.get("ev")
+    if kind == "rejected":
+        run_refused(app, job, int(event.get("code", 0)), str(event.get("msg", "")))
+        return True
+    if kind != "update" and job.get("_accepted") != job.get("run_count"):
+        _accepted(app, job)  # the mom took the job in: any event but a refusal says so
     if kind == "start":
         _on_start(app, job, event)
     elif kind == "exception":
@@ -231,6 +276,8 @@ def apply_event(app: ServerApp, event: Dict[str, Any]) -> bool:
         hookpoints.mom_update(app, job, event)
     elif kind == "release":
         if event.get("final"):
+            # the mom's stage-out result: 0 when a file could not be delivered (i05w)
+            job["_stageout_status"] = str(int(event.get("stageout_status", 1)))
             complete(app, job)
             return True
         save(app, job)
@@ -250,6 +297,9 @@ def _on_start(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
     if app.pace.first_update <= 0:
         job["session_id"] = job["_session_id"]
         _first_usage(job)
+    else:  # a rerun shows nothing of its earlier run's usage until the first update
+        for key in [k for k in job if k.startswith("resources_used.")]:
+            del job[key]
     touch(app, job)
     save(app, job)
     held = job.pop("_signals_on_start", None)
@@ -298,12 +348,23 @@ def _on_finish(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
     job["_obit"] = app.now()
     job["_run_seconds"] = app.now() - int(job.get("stime", app.now()))
     used = event.get("resources_used") or {}
-    if not any(n.startswith("resources_used.") for n in job):
+    if not job.get("_started"):
+        # A run that never started has no usage; one that ends here (not requeued) shows its
+        # walltime only (m05c: an execjob_launch reject, -17), as PBS's obit does.
+        if status not in REQUEUE_CODES:
+            job["resources_used.walltime"] = str(used.get("walltime", "00:00:00"))
+        used = {}
+    elif not any(n.startswith("resources_used.") for n in job):
         _first_usage(job)
     for key, value in used.items():
         name = key if key.startswith("resources_used.") else "resources_used." + key
         job[name] = str(value)
     job["_substate_at_obit"] = int(job.get("substate", st.SUB_RUNNING))
+    if (status >= 0 and not job.get("_rerun") and job.get("_deleted_by") is None
+            and job.get("job_state") in (st.RUNNING, st.SUSPENDED)):
+        # The obit brings the exit status; the stage-out follows (i05y: a job whose output
+        # copy is still being retried shows Exit_status 0 in E).
+        job["Exit_status"] = str(status)
     if job.get("job_state") in (st.RUNNING, st.SUSPENDED):
         set_state(job, st.EXITING, st.SUB_EXITING)
     touch(app, job)
@@ -342,6 +403,14 @@ def _decide_end(app: ServerApp, job: Job) -> bool:
         app.log.job(jobid, "Obit received momhop:%s serverhop:%s state:%s substate:%s" % (
             job.get("run_count", "1"), job.get("run_count", "1"), "R",
             job.get("_substate_at_obit", st.SUB_RUNNING)), DEBUG)
+    if job.get("_stageout_status") == "0":
+        # The mom's copy failed: PBS logs the post-job error, then the obit the mom sends
+        # after its stage-out (state E, substate 53: i05g's server log).
+        host = str(job.get("exec_host", "")).split("/")[0]
+        app.log.job(jobid, "Post job file processing error; job %s on host %s" % (jobid, host),
+                    0x000d)
+        app.log.job(jobid, "Obit received momhop:%s serverhop:%s state:E substate:53" % (
+            job.get("run_count", "1"), job.get("run_count", "1")), DEBUG)
     if status in RERUN_MESSAGES:
         app.log.job(jobid, RERUN_MESSAGES[status], 0x0009)
     rerunable = job.get("Rerunable", "True") == "True"
@@ -419,6 +488,8 @@ def _current(app: ServerApp, jobid: str, run_count: str, state: str) -> Optional
 
 
 def _first_usage(job: Job) -> None:
+    """resources_used as the mom's first status update brings it: a running job shows none
+    before (pace pbs: qstat's Time Use is 0 for the first seconds, j05f)."""
     job.update(RESOURCES_USED_START)
     job["resources_used.ncpus"] = job.get("Resource_List.ncpus", "1")
 
@@ -512,17 +583,21 @@ def requeue(app: ServerApp, job: Job, failed_start: bool = False) -> None:
         del job[name]
     job["obittime"] = str(job.pop("_obit", app.now()))
     if failed_start and int(job.get("run_count", "0")) > MAX_FAILED_ATTEMPTS:
-        holds = job.get("Hold_Types", "n").replace("n", "")
-        job["Hold_Types"] = holds + "s" if "s" not in holds else holds
-        job["comment"] = "job held, too many failed attempts to run"
-        job.pop("etime", None)
-        # check_failed_attempts (req_runjob.c) sets the hold and comment but logs nothing (f05)
-        set_state(job, st.HELD, st.SUB_HELD)
+        _hold_failed(job)
     else:
         set_state(job, st.QUEUED, st.SUB_QUEUED)
     touch(app, job)
     save(app, job)
     app.trigger_schedule()
+
+
+def _hold_failed(job: Job) -> None:
+    """check_failed_attempts (req_runjob.c) sets the hold and comment but logs nothing (f05)."""
+    holds = job.get("Hold_Types", "n").replace("n", "")
+    job["Hold_Types"] = holds + "s" if "s" not in holds else holds
+    job["comment"] = "job held, too many failed attempts to run"
+    job.pop("etime", None)
+    set_state(job, st.HELD, st.SUB_HELD)
 
 
 def to_history(app: ServerApp, job: Job, substate: int, ran: bool) -> None:
@@ -531,7 +606,7 @@ def to_history(app: ServerApp, job: Job, substate: int, ran: bool) -> None:
     jobid = job["_id"]
     if ran:
         job["obittime"] = str(job.pop("_obit", now))
-        job["Stageout_status"] = "1"
+        job["Stageout_status"] = str(job.pop("_stageout_status", "1"))
         # PBS learns the session id from the mom's first status update; a job that ended
         # within a couple of seconds never shows one (b04, i01c) while longer ones do (c04c).
         # Under the pbs pace the first update itself sets it (_first_update).
@@ -541,8 +616,8 @@ def to_history(app: ServerApp, job: Job, substate: int, ran: bool) -> None:
     job["history_timestamp"] = str(now)
     set_state(job, st.EXPIRED if job.get("array_id") else st.FINISHED, substate)
     touch(app, job)
-    if not app.history_enabled() and not job.get("array_id"):
-        del app.state.jobs[jobid]
+    if (not app.history_enabled() or job.get("_purge")) and not job.get("array_id"):
+        del app.state.jobs[jobid]  # no history kept, or `qdel -x` of a job that ran (n02x)
     save(app, job)
     if "before" in job.get("depend", ""):
         from fake_pbs.server import depend  # depend uses this module: import at call time

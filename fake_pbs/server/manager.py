@@ -7,28 +7,24 @@ when asked, runs a scheduling cycle.  Nothing here does I/O, reads clocks or log
 """
 import base64
 import binascii
-from typing import Any, Dict, List, Optional, Set, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from fake_pbs.model import qmgr_attrs
+from fake_pbs.model import resources as rdefs
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_DUPLIST, PBSE_HOOKERROR, PBSE_IVALREQ,
                                    PBSE_NOATTR, PBSE_NODEEXIST, PBSE_NOSUP, PBSE_PERM,
-                                   PBSE_QUEEXIST, PBSE_UNKNODE, PBSE_UNKQUE, PBSE_UNKRESC,
-                                   PBSE_UNKSCHED, PbsError, detail, message_for)
+                                   PBSE_INTERNAL, PBSE_QUEEXIST, PBSE_RESCBUSY, PBSE_UNKNODE,
+                                   PBSE_UNKQUE, PBSE_UNKRESC, PBSE_UNKSCHED, PbsError, detail,
+                                   message_for)
 from fake_pbs.model.hooks import (CONTENT_CONFIG, CONTENT_PYTHON, Hook, hook_error,
                                   set_hook_attr, unset_hook_attr)
 
 AttrDict = Dict[str, str]
 LogRecord = Tuple[int, str, str, str]  # (event type, class, object, message)
 
-# Resources every server knows; sites add more with ``create resource`` (ngpus is built in here
-# because fake hosts declare it; on a bare OpenPBS it must be created first: case n02).
-BUILTIN_RESOURCES = frozenset((
-    "ncpus", "mem", "vmem", "walltime", "cput", "arch", "host", "vnode", "nodect", "nodes",
-    "select", "place", "mpiprocs", "ompthreads", "naccelerators", "accelerator_memory",
-    "accelerator_model", "accelerator", "hbmem", "software", "file", "pcput", "pmem", "pvmem",
-    "soft_walltime", "min_walltime", "max_walltime", "preempt_targets", "ngpus", "aoe", "eoe",
-    "exec_vnode", "pvmem", "site", "start_time",
-))
+# Resources every server knows (model/resources.py, PBS's master_resc_def_all.xml); sites add
+# more with ``create resource`` (ngpus is one of those: case n02).
+BUILTIN_RESOURCES = frozenset(rdefs.BUILTIN)
 RESOURCE_TYPES = ("string", "long", "float", "boolean", "size", "string_array")
 _LOG_ADMIN = 0x0004
 
@@ -58,6 +54,21 @@ class Managed:
         self.scheds: Dict[str, AttrDict] = {"default": default_sched(server_name)}
         self.hooks: Dict[str, Hook] = {}
         self.resources: Dict[str, AttrDict] = {}
+        # Whether a job (history included) holds the resource in Resource_List,
+        # resources_used or its select: then it may not be deleted or retyped (n02w).
+        self.resource_in_use: Callable[[str], bool] = lambda name: False
+        # The file an imported script is first compiled from (qmgr's temporary copy in
+        # server_priv/hooks/tmp, named by the daemon): the server logs its path (m01e, m09d).
+        self.import_temp = ""
+
+
+class LoggedRefusal(PbsError):
+    """A refusal whose log records PBS writes all the same (a script that fails to compile at
+    import: the import, the compile and the Python error are logged, m09d)."""
+
+    def __init__(self, err: PbsError, logs: List["LogRecord"]) -> None:
+        super().__init__(err.code, err.text)
+        self.logs = logs
 
 
 class Outcome:
@@ -67,7 +78,10 @@ class Outcome:
         self.changed: Set[Tuple[str, str]] = set()
         self.deleted: Set[Tuple[str, str]] = set()
         self.logs: List[LogRecord] = []
+        # SCH_SCHEDULE_CMD: a cycle now (scheduling set to true, a queue started)
         self.kick_scheduler = False
+        # SCH_CONFIGURE: the scheduler re-reads sched_config, no cycle (a set sched, a resource)
+        self.reconfigure = False
         self.data: Any = None
         # hook name -> what changed it (create, set, unset, delete, import-script,
         # import-config): the server turns it into pending hook actions for the moms
@@ -98,7 +112,12 @@ def handle(managed: Managed, caller: Caller, op: str, args: Dict[str, Any]) -> O
     if op == "manager":
         _manager(managed, caller, args, outcome)
     elif op == "hookio":
-        _hookio(managed, caller, args, outcome)
+        try:
+            _hookio(managed, caller, args, outcome)
+        except PbsError as err:
+            if outcome.logs:
+                raise LoggedRefusal(err, outcome.logs) from None
+            raise
     elif op == "statsched":
         outcome.data = stat_sched(managed, args.get("name"))
     elif op == "stathook":
@@ -126,8 +145,8 @@ def _manager(managed: Managed, caller: Caller, args: Dict[str, Any], outcome: Ou
     if objtype == "server":
         _manage_attrs(managed.server, "server", command, attrs, managed)
         outcome.changed.add(("server", managed.server_name))
-        if any(a[0] in ("scheduling", "scheduler_iteration") for a in attrs):
-            outcome.kick_scheduler = True
+        # PBS's scheduling action: setting it true (even when it was) asks for a cycle (n01o)
+        outcome.kick_scheduler = _sets_true(command, attrs, "scheduling")
     elif objtype == "queue":
         _manage_container(managed, managed.queues, "queue", command, name, attrs, outcome)
     elif objtype == "node":
@@ -172,6 +191,12 @@ def _operator_may(caller: Caller, command: str, objtype: str,
     if refused is None:
         return False
     return not any(attr.lower() in refused or attr in refused for attr, _, _ in attrs)
+
+
+def _sets_true(command: str, attrs: List[Tuple[str, str, str]], name: str) -> bool:
+    return command in ("set", "create") and any(
+        attr.lower() == name and value.strip().lower() in ("true", "t", "1", "y", "yes")
+        for attr, _, value in attrs)
 
 
 def _check_resource(managed: Managed, attr: str) -> None:
@@ -223,7 +248,9 @@ def _manage_container(managed: Managed, objects: Dict[str, AttrDict], objtype: s
     else:
         raise PbsError(PBSE_IVALREQ)
     outcome.changed.add((objtype, name))
-    outcome.kick_scheduler = True
+    # A node's or queue's change starts no cycle (pbsnodes -r: the queued job waits for the
+    # next one, n01j/n01n); a queue set started=True does (queue_func.c, SCH_SCHEDULE_STARTQ).
+    outcome.kick_scheduler = objtype == "queue" and _sets_true(command, attrs, "started")
 
 
 def _manage_sched(managed: Managed, command: str, name: str,
@@ -253,30 +280,60 @@ def _manage_sched(managed: Managed, command: str, name: str,
     else:
         _manage_attrs(managed.scheds[name], "sched", "set", attrs, managed)
     outcome.changed.add(("sched", name))
-    outcome.kick_scheduler = True
+    # Setting scheduling true asks for a cycle; any other change makes the scheduler re-read
+    # its configuration (req_manager.c mgr_sched_set: SCH_CONFIGURE unless only scheduling).
+    outcome.kick_scheduler = _sets_true(command, attrs, "scheduling")
+    outcome.reconfigure = command == "create" or any(
+        attr.lower() != "scheduling" for attr, _, _ in attrs)
 
 
 def _manage_resource(managed: Managed, command: str, name: str,
                      attrs: List[Tuple[str, str, str]], outcome: Outcome) -> None:
+    outcome.reconfigure = True  # the scheduler learns the new definitions (SCH_CONFIGURE)
     if command == "create":
         if name in managed.resources or name in BUILTIN_RESOURCES:
             raise PbsError(PBSE_BADATVAL, message_for(PBSE_DUPLIST))
-        resource = {"type": "long", "flag": ""}
-        managed.resources[name] = resource
-    elif name not in managed.resources:
-        raise PbsError(PBSE_UNKRESC)
+        staged = {"type": "long", "flag": ""}
+        _resource_attrs(staged, command, attrs)
+        managed.resources[name] = staged
+        outcome.changed.add(("resource", name))
+        return
+    if name not in managed.resources:
+        raise PbsError(PBSE_IVALREQ if name in BUILTIN_RESOURCES else PBSE_UNKRESC)
+    # A resource a job holds may be neither deleted nor retyped (req_manager.c
+    # check_resource_set_on_jobs_or_resvs; history jobs count: n02w).
+    if (command == "delete" or attrs) and managed.resource_in_use(name):
+        raise PbsError(PBSE_RESCBUSY, "Resource busy on job")
     if command == "delete":
         del managed.resources[name]
         outcome.deleted.add(("resource", name))
+        _unset_everywhere(managed, name, outcome)
         return
-    resource = managed.resources[name]
+    _resource_attrs(managed.resources[name], command, attrs)
+    outcome.changed.add(("resource", name))
+
+
+def _resource_attrs(resource: AttrDict, command: str, attrs: List[Tuple[str, str, str]]) -> None:
     for attr, _, value in attrs:
         if attr not in ("type", "flag"):
             raise PbsError(PBSE_NOATTR)
         if attr == "type" and value not in RESOURCE_TYPES:
             raise PbsError(PBSE_BADATVAL)
         resource[attr] = "" if command == "unset" else value
-    outcome.changed.add(("resource", name))
+
+
+def _unset_everywhere(managed: Managed, name: str, outcome: Outcome) -> None:
+    """A deleted resource leaves every server, queue and node attribute (``X.name``) it was in
+    (mgr_resource_delete; n02y: resources_available.ngpus is gone from the node)."""
+    targets = [("server", managed.server_name, managed.server)]
+    targets += [("queue", qname, attrs) for qname, attrs in managed.queues.items()]
+    targets += [("node", nname, attrs) for nname, attrs in managed.nodes.items()]
+    for objtype, objname, attrs in targets:
+        gone = [key for key in attrs if key.partition(".")[2] == name]
+        for key in gone:
+            del attrs[key]
+        if gone:
+            outcome.changed.add((objtype, objname))
 
 
 # -- hooks -----------------------------------------------------------------------------------
@@ -365,10 +422,7 @@ def _hookio(managed: Managed, caller: Caller, args: Dict[str, Any], outcome: Out
                          "mgr_hook_import at request of %s" % caller.who))
     previous = hook.script if content_type == CONTENT_PYTHON else hook.config
     if content_type == CONTENT_PYTHON:
-        try:
-            compile(content, "<embedded code object>", "exec")
-        except (SyntaxError, ValueError):
-            raise hook_error("Failed to compile script") from None
+        _compile_import(managed, name, content, previous is not None, outcome)
         hook.script = content
     else:
         hook.config = content
@@ -380,6 +434,32 @@ def _hookio(managed: Managed, caller: Caller, args: Dict[str, Any], outcome: Out
     outcome.changed.add(("hook", name))
     outcome.hook_commands[name] = ("import-script" if content_type == CONTENT_PYTHON
                                    else "import-config")
+
+
+_LOG_COMPILE = 0x0086   # SYSTEM | ADMIN | DEBUG: pbs_python_check_and_compile_script
+_LOG_ERROR = 0x0001
+_LOG_DEBUG = 0x0080
+
+
+def _compile_import(managed: Managed, name: str, content: str, overwrite: bool,
+                    outcome: Outcome) -> None:
+    """mgr_hook_import compiles the decoded script (qmgr's temporary file) before it replaces
+    the hook's; a syntax error logs Python's exception type and arguments and refuses the
+    import (m09a, m09d)."""
+    daemon = "Server@%s" % managed.server_name
+    outcome.logs.append((_LOG_COMPILE, "Svr", daemon,
+                         "Compiling script file: <%s>" % managed.import_temp))
+    try:
+        compile(content, "<embedded code object>", "exec")
+    except (SyntaxError, ValueError) as exc:
+        for text in (str(type(exc)), str(exc.args)):
+            outcome.logs.append((_LOG_ERROR, "Svr", daemon, "%s (%d) in Failed to compile "
+                                 "script, %s" % (message_for(PBSE_INTERNAL), PBSE_INTERNAL,
+                                                 text)))
+        text = ("Failed to compile script, hook '%s' contents not overwritten" % name
+                if overwrite else "Failed to compile script")
+        outcome.logs.append((_LOG_DEBUG, "Hook", "mgr_hook_import", text))
+        raise hook_error(text) from None
 
 
 # -- status --------------------------------------------------------------------------------

@@ -66,18 +66,22 @@ def test_verify_resource_dispatches_on_type() -> None:
     table = resources.default_resources()
     assert ecl.verify_resource(table["walltime"], "600") == "00:10:00"
     assert ecl.verify_resource(table["mem"], "1048576") == "1048576b"
-    assert ecl.verify_resource(table["ngpus"], "2") == "2"
+    assert ecl.verify_resource(table["ncpus"], "2") == "2"
     with pytest.raises(PbsError):
         ecl.verify_resource(table["ncpus"], "two")
     with pytest.raises(PbsError):
         ecl.verify_resource(table["select"], "abc")
 
 
-def test_ngpus_is_a_default_custom_not_builtin() -> None:
-    """Extra n02: ngpus is not built into PBS; sites create it type=long, flag=nh."""
+def test_ngpus_is_a_site_resource_not_builtin() -> None:
+    """Extra n02: ngpus is not built into PBS (a stock server does not know it); a default
+    fake cluster creates it as sites do, type=long, flag=nh, scheduled."""
     assert resources.lookup("ngpus") is None
-    ngpus = resources.default_resources()["ngpus"]
-    assert (ngpus.type, ngpus.host_level, ngpus.consumable) == ("long", True, True)
+    assert "ngpus" not in resources.default_resources()
+    [ngpus] = [e for e in resources.SITE_DEFAULTS if e["name"] == "ngpus"]
+    defn = resources.ResourceDef("ngpus", str(ngpus["type"]), str(ngpus["flag"]))
+    assert (defn.type, defn.host_level, defn.consumable, ngpus["sched"]) == (
+        "long", True, True, True)
     assert resources.BUILTIN["walltime"].host_level is False
 
 

@@ -1,12 +1,13 @@
 """pbsnodes against OpenPBS 23.06.06 transcripts (e01, e04, n01*, n03b), with the server request
 replaced by canned replies built from the transcripts' own output."""
+import json
 from typing import Any, Dict, List
 
 import pytest
 
 from fake_pbs.cli import common, pbsnodes, qstat
 from fake_pbs.model.errors import PbsError
-from .test_render_cases import case, normalize_timestamp, to_epoch, use_utc
+from .test_render_cases import DATA, case, normalize_timestamp, to_epoch, use_utc
 
 
 def _node_from_text(stdout: str) -> Dict[str, Any]:
@@ -92,3 +93,45 @@ def test_usage(capsys: pytest.CaptureFixture[str]) -> None:
     assert pbsnodes.body(["-n"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("pbsnodes: invalid option -- 'n'\nusage:\tpbsnodes [-{o|r}]")
+
+
+def extra(name: str) -> Dict[str, Any]:
+    path = DATA / "openpbs-23.06.06-extra" / (name + ".json")
+    return dict(json.loads(path.read_text(encoding="utf-8")))
+
+
+def _summary_of(monkeypatch: pytest.MonkeyPatch, node: Dict[str, Any], argv: List[str],
+                capsys: pytest.CaptureFixture[str]) -> str:
+    monkeypatch.setattr(common, "request", lambda op, **a: [node])
+    monkeypatch.setattr(qstat, "server_name", lambda: "vm")
+    assert pbsnodes.body(argv) == 0
+    return capsys.readouterr().out
+
+
+def test_summaries_of_an_offline_node(monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """n03/n03a: `pbsnodes -aSj` and `-aS` of the node n03b lists: mem 24684084kb shown as
+    `24gb/24gb`, nmics/ngpus 0/0 though neither is defined, the comment in the -S view."""
+    use_utc()
+    node = _node_from_text(case("n03b_pbsnodes_av_offline")["stdout"])
+    assert _summary_of(monkeypatch, node, ["-aSj"], capsys) == \
+        extra("n03_pbsnodes_aSj_offline")["stdout"]
+    assert _summary_of(monkeypatch, node, ["-aS"], capsys) == \
+        extra("n03a_pbsnodes_aS_offline")["stdout"]
+
+
+def test_job_summary_of_a_node_running_a_gpu_job(monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """n03c/n02u: one job on one of two cpus and gpus -> `1 1 0 24gb/24gb 1/2 0/0 1/2 413`
+    (the server's suffix dropped from the job id, each id once)."""
+    use_utc()
+    node = _node_from_text(case("n03b_pbsnodes_av_offline")["stdout"])
+    attrs = [a for a in node["attrs"] if a[0] not in ("state", "comment")]
+    attrs.insert(0, ["state", "free"])
+    attrs.insert(6, ["resources_available.ngpus", "2"])
+    attrs += [["resources_assigned.ngpus", "1"], ["jobs", "413.vm/0"]]
+    attrs = [["resources_assigned.ncpus", "1"] if a[0] == "resources_assigned.ncpus" else a
+             for a in attrs]
+    out = _summary_of(monkeypatch, {"name": "vm", "attrs": attrs}, ["-aSj"], capsys)
+    expected = extra("n03c_pbsnodes_aSj_running")["stdout"]
+    assert out == expected[:expected.index("vnode           state           OS")]

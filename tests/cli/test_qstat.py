@@ -124,3 +124,16 @@ def test_usage_errors(argv: List[str], message: str,
     """qstat.c option checks: message, then the usage text, exit 2."""
     result = run(argv, capsys)
     assert result["exit_code"] == 2 and result["stderr"].startswith(message + "usage: \n")
+
+
+def test_selection_with_t_lists_an_arrays_subjobs_not_the_array() -> None:
+    """Extra j02d: `qstat -J -t` lists only the subjobs (req_select.c: a selected array stands
+    for its subjobs, their own states checked against -s/-i/-r); plain jobs stay."""
+    def rec(jobid: str, state: str, **extra: str) -> Dict[str, Any]:
+        return {"id": jobid, "attrs": [["job_state", state]] + [[k, v] for k, v in extra.items()]}
+    jobs = [rec("338.vm", "R"), rec("339[].vm", "B", array="True"),
+            rec("339[1].vm", "R", array_id="339[].vm"), rec("339[2].vm", "Q", array_id="339[].vm")]
+    assert [j["id"] for j in qstat.select(jobs, [("array", "True")], True)] == [
+        "339[1].vm", "339[2].vm"]
+    assert [j["id"] for j in qstat.select(jobs, [("state", "EHQTW")], True)] == ["339[2].vm"]
+    assert [j["id"] for j in qstat.select(jobs, [("array", "True")])] == ["339[].vm"]

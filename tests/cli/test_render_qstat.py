@@ -203,3 +203,13 @@ def test_cnv_size() -> None:
     assert alttable.cnv_size("1048576kb", 0) == "1024mb"
     assert alttable.cnv_size("1024kb", 0) == "1024kb"
     assert alttable.cnv_size("1gb", alttable.SIZE_GB) == "1gb"
+
+
+def test_memory_column_keeps_five_characters() -> None:
+    """Extra j11g: qstat -a copies cnv_size's text into a 6-byte buffer, so `1024kb` (mem=1048576
+    bytes) shows as `1024k`, while `1gb` and `512mb` are whole."""
+    assert alttable.size_field("1024kb", 0) == "1024k"
+    assert alttable.size_field("512mb", 0) == "512mb"
+    opts = alttable.AltOptions()
+    line = alttable.row("370.vm", [["Resource_List.mem", "1024kb"]], opts)
+    assert " 1024k " in line and "1024kb" not in line

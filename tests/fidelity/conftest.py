@@ -1,26 +1,30 @@
 """Fixtures of the fidelity replay: one fake cluster per transcript set, stopped at session end.
 
-Option ``--fake-pbs-fidelity=release|all|none`` (or ``FAKE_PBS_FIDELITY``): which sets replay.
-``release`` (the default) replays the release set's prefixes a b c d e f g h v; ``all`` adds the
-extra set (460 cases, opt-in); ``none`` skips the replay.  The option is registered here, so it
-is accepted on the command line when pytest is pointed at tests/fidelity; otherwise use the
-environment variable.
+Option ``--fake-pbs-fidelity=release|extra|all|none`` (or ``FAKE_PBS_FIDELITY``): which sets
+replay.  ``release`` (the default) replays the release set's prefixes a b c d e f g h v; ``extra``
+only the extra set (483 cases with its log excerpts, opt-in; .ci/run's EXTRA_FIDELITY switch);
+``all`` both; ``none`` skips the replay.  The option is registered here, so it is accepted on the
+command line when pytest is pointed at tests/fidelity; otherwise use the environment variable.
 """
 import os
-from typing import Callable, Dict, Iterator, List
+from typing import Callable, Dict, Iterator, List, Tuple
 
 import pytest
 
 from .harness.replay import Outcome, Replayer
-from .harness.report import format_table, tally
+from .harness.report import format_table, tally, verdict
 from .known_differences import KNOWN_DIFFERENCES, OPEN_GAPS, TIMING_SNAPSHOTS
 
 OUTCOMES: List[Outcome] = []
+# Each choice and the sets it replays.
+SET_CHOICES = ("release", "extra", "all", "none")
+_SELECTED = {"release": ("release",), "extra": ("extra",), "all": ("release", "extra"),
+             "none": ()}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     try:
-        parser.addoption("--fake-pbs-fidelity", default=None, choices=("release", "all", "none"),
+        parser.addoption("--fake-pbs-fidelity", default=None, choices=SET_CHOICES,
                          help="golden transcript sets to replay (default: release)")
     except ValueError:
         pass  # already registered by another conftest or plugin
@@ -37,6 +41,11 @@ def fidelity_choice(config: pytest.Config) -> str:
     except ValueError:
         pass
     return str(value or os.environ.get("FAKE_PBS_FIDELITY") or "release")
+
+
+def selected_sets(config: pytest.Config) -> Tuple[str, ...]:
+    """The transcript sets this run replays (an unknown FAKE_PBS_FIDELITY: the release set)."""
+    return _SELECTED.get(fidelity_choice(config), ("release",))
 
 
 @pytest.fixture(scope="session")
@@ -62,5 +71,6 @@ def pytest_terminal_summary(terminalreporter: "pytest.TerminalReporter") -> None
         return
     terminalreporter.section("fidelity: matched/total per prefix")
     known = dict(KNOWN_DIFFERENCES, **TIMING_SNAPSHOTS)
-    for line in format_table(tally(OUTCOMES, known, OPEN_GAPS)):
+    table = tally(OUTCOMES, known, OPEN_GAPS)
+    for line in format_table(table) + verdict(table)[1]:
         terminalreporter.write_line(line)

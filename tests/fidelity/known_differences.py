@@ -50,7 +50,38 @@ KNOWN_DIFFERENCES: Dict[str, str] = {
         "line before the session is killed is a race (PBS's mom won it here)"),
     "k03k_qstat_after_sig10": ("as k03i: the job prints the time it started"),
     "i05z_ls_and_cat": ("ls -la prints file dates and directory sizes of this machine"),
-    "i05v_undelivered_ls": ("ls -la prints file dates of this machine"),
+    "m05d_output_files": ("ls -la prints file dates of this machine (the two empty files an "
+                          "execjob_launch reject leaves, mode and owner, match)"),
+    "m04f_eb_reject_mom": (
+        "as f13: PBS's pbs_python execve line per hook run, and its hook 'started' line comes "
+        "before the job's vnode lines (read while it writes the hook input); the fake's "
+        "Compiling line names mom_priv/<host>/hooks (a mom_priv per fake host).  The 21 "
+        "refusals, their order and texts are pinned by tests/hooks/test_reject_paths.py"),
+    "m05e_el_reject_mom": (
+        "PBS's pbs_python execve line, and the Compiling line names mom_priv/<host>/hooks in "
+        "the fake (a mom_priv per fake host); the job's lines are pinned by "
+        "tests/hooks/test_reject_paths.py"),
+    "m06d_epi_end_mom": (
+        "PBS's pbs_python execve lines; the lines of two jobs ending in the same second "
+        "interleave as each mom thread's timing has it; the Compiling line names "
+        "mom_priv/<host>/hooks (a mom_priv per fake host)"),
+    "i05v_undelivered_ls": (
+        "the fake keeps undelivered output under mom_priv/<host>/undelivered (several moms "
+        "share one fake home, docs/differences.md), not $PBS_HOME/undelivered; and ls -la "
+        "prints file dates of this machine"),
+    "j03c_qstat_x_t_finished": (
+        "the capture server's history held jobs 0-322 (earlier runs on that server); the "
+        "replay's fresh server starts at 323 (first_job_seq) with no earlier history: every "
+        "line from 323.vm on matches"),
+    "j14d_outputs": (
+        "the job script's path: mom_priv/<host>/jobs/<id>/<id>.SC (several moms share one "
+        "fake home, docs/differences.md) where PBS has mom_priv/jobs/<id>.SC; and ps prints "
+        "this machine's pids"),
+    "j14h_outputs_noshebang": (
+        "as j14d (script path, pids), and the job shell is a plain shell running the script "
+        "(docs/differences.md), where PBS's `-bash` reads it from its standard input"),
+    "j03d_cat_subjob_outputs": ("ls -la prints file dates of this machine (the subjobs' "
+                                "output files and their contents match)"),
 }
 
 

@@ -185,6 +185,11 @@ def test_command_rewriting() -> None:
     ("export MYVAR=hello123; qsub -V envdump.sh", False),
     ("for j in 330.vm 331.vm; do qstat -f -x $j | grep -E 'Job Id'; done", True),
     ("tracejob 16.vm", True),
+    # extra k14g: the accounting log's record types; k03a: ps answers change with every read
+    ("cut -d';' -f2 /var/spool/pbs/server_priv/accounting/20261121 | sort | uniq -c", True),
+    ("ps -o user,pid,ppid,sid,args --forest -g $(ps -o sid= -p $(pgrep -f 'jobs/387.vm.SC'"
+     " | head -1)) | cat", False),
+    ("qrls 385.vm; qstat -f 385.vm | grep -E 'job_state|Hold_Types'", False),
 ])
 def test_read_only_classification(command: str, read_only: bool) -> None:
     """Only commands that cannot change the cluster are retried."""

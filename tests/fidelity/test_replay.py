@@ -3,7 +3,7 @@ from typing import Callable, List
 
 import pytest
 
-from .conftest import OUTCOMES, fidelity_choice
+from .conftest import OUTCOMES, selected_sets
 from .harness.cases import RELEASE_PREFIXES, Case
 from .harness.plan import plan_cases
 from .harness.replay import Replayer
@@ -32,10 +32,9 @@ def test_golden_case(set_name: str, name: str, request: pytest.FixtureRequest,
     """The fake reproduces the transcript named by the test id (its command, user and cwd),
     byte for byte after the normalization of docs/fidelity.md: stdout, stderr and exit code,
     or the lines of a daemon log excerpt."""
-    choice = fidelity_choice(request.config)
-    if choice == "none" or (set_name == "extra" and choice != "all"):
-        pytest.skip("fidelity set %s not selected (--fake-pbs-fidelity=all or "
-                    "FAKE_PBS_FIDELITY=all replays it)" % set_name)
+    if set_name not in selected_sets(request.config):
+        pytest.skip("fidelity set %s not selected (--fake-pbs-fidelity=%s or "
+                    "FAKE_PBS_FIDELITY=%s replays it)" % (set_name, set_name, set_name))
     outcome = fidelity_replayer(set_name).outcome(name)
     OUTCOMES.append(outcome)
     if name in TIMING_SNAPSHOTS:

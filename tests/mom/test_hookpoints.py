@@ -51,7 +51,7 @@ def test_normal_job_calls_begin_prologue_launch_epilogue_then_end(
         rig: MomRig, inproc: Recorder) -> None:
     """m06d: epilogue runs before the obit, execjob_end when the server discards the job."""
     events = rig.run("node1", rig.spec("1.vm", "exit 3\n"))
-    assert events[1]["status"] == 3
+    assert event(events, "finish")["status"] == 3
     rig.request("node1", "discard", job="1.vm")
     assert inproc.calls == ["execjob_begin@node1", "execjob_prologue@node1",
                             "execjob_launch@node1", "execjob_epilogue@node1",
@@ -64,7 +64,7 @@ def test_prologue_reject_requeues_and_aborts_before_end(rig: MomRig, inproc: Rec
     inproc.results["execjob_prologue"] = HookResult(accept=False, message="no")
     events = rig.run("node1", rig.spec("2.vm", "exit 0\n"))
     assert kinds(events) == ["exception", "finish", "release"]
-    assert events[1]["status"] == -16
+    assert event(events, "finish")["status"] == -16
     rig.request("node1", "discard", job="2.vm")
     assert inproc.calls[-3:] == ["execjob_prologue@node1", "execjob_abort@node1",
                                  "execjob_end@node1"]
@@ -83,12 +83,22 @@ def test_launch_reject_deletes_unless_rerun(rig: MomRig, inproc: Recorder,
     assert "execjob_abort@node1" in inproc.calls
 
 
-def test_begin_reject_runs_no_abort_hook(rig: MomRig, inproc: Recorder) -> None:
-    """Reference §6.4: a begin rejection on the primary never creates the job: no abort hook."""
-    inproc.results["execjob_begin"] = HookResult(accept=False, delete=True)
+@pytest.mark.parametrize("result, code", [
+    (HookResult(accept=False, message="no"), 15169),
+    (HookResult(accept=False, delete=True), 15171),
+    (HookResult(accept=False, rerun=True), 15170),
+    (HookResult(accept=False, error=True), 15136),
+])
+def test_begin_reject_refuses_the_job_send(rig: MomRig, inproc: Recorder,
+                                           result: HookResult, code: int) -> None:
+    """m04 (extra set): an execjob_begin rejection on the primary is the mom's error reply to
+    the job send: the job is never taken in (no start, obit or abort hook), and the server's
+    later delete-job request runs no execjob_end and logs nothing."""
+    inproc.results["execjob_begin"] = result
     events = rig.run("node1", rig.spec("4.vm", "exit 0\n"))
-    assert kinds(events) == ["update", "exception", "finish", "release"]
-    assert event(events, "finish")["status"] == -17
+    assert [k for k in kinds(events) if k != "update"] == ["rejected", "release"]
+    assert event(events, "rejected")["code"] == code
+    rig.request("node1", "discard", job="4.vm")
     assert inproc.calls == ["execjob_begin@node1"]
 
 
@@ -110,7 +120,7 @@ def test_launch_hook_may_replace_progname_argv_and_env(rig: MomRig, inproc: Reco
         progname="/bin/sh", argv=["mysh", "-c", "echo $0 $ONLY"],
         env={"ONLY": "from-hook", "PATH": "/bin"})
     events = rig.run("node1", rig.spec("6.vm", "exit 9\n"))
-    assert events[1]["status"] == 0
+    assert event(events, "finish")["status"] == 0
     assert (rig.user_home / "job.o6").read_text() == "mysh from-hook\n"
 
 

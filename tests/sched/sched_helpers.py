@@ -1,5 +1,5 @@
 """Builders of the attribute dicts the server hands to ``run_cycle``."""
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 from fake_pbs.model.select import derive_resources
 from fake_pbs.server.sched.cycle import CycleResult, run_cycle
@@ -44,8 +44,14 @@ def running(seq: int, exec_vnode: str, exec_host: str, stime: int = 0, **resourc
     return attrs
 
 
+# The consumables of a site that created ngpus and put it on sched_config's resources line (the
+# default fake cluster; extra n02p-n02v): PBS's default line schedules ncpus and mem only.
+SITE_CONSUMABLES = ("ncpus", "mem", "ngpus")
+
+
 def cycle(nodes: Dict[str, Attrs], jobs: List[Attrs], queues: Optional[Dict[str, Attrs]] = None,
           server: Optional[Attrs] = None, sched: Optional[Attrs] = None,
-          now: float = 5000.0) -> CycleResult:
+          now: float = 5000.0,
+          consumables: Sequence[str] = SITE_CONSUMABLES) -> CycleResult:
     return run_cycle(server or {"scheduling": "True"}, sched or {},
-                     queues or {"workq": queue()}, nodes, jobs, now)
+                     queues or {"workq": queue()}, nodes, jobs, now, consumables=consumables)

@@ -169,3 +169,31 @@ def test_unchanged_comment_is_not_repeated() -> None:
     queued["comment"] = "Not Running: Not enough free nodes available"
     result = cycle({"vm": node(1, state="offline")}, [queued])
     assert result.comments == {}
+
+
+def test_a_resource_off_the_resources_line_is_neither_checked_nor_assigned() -> None:
+    """Extra n02k-n02n: with ngpus created but not on sched_config's resources line (PBS's
+    default line: ncpus and mem), select=1:ncpus=1:ngpus=4 runs on a 2-gpu vnode and exec_vnode
+    shows only (vm:ncpus=1); n02q-n02t: once on the line it is assigned and refused."""
+    jobs = [job(411, select="1:ncpus=1:ngpus=1"), job(412, select="1:ncpus=1:ngpus=4")]
+    result = cycle({"vm": node(2, ngpus=2)}, jobs, consumables=("ncpus", "mem"))
+    assert [(r.jobid, r.exec_vnode) for r in result.runs] == [
+        ("411.vm", "(vm:ncpus=1)"), ("412.vm", "(vm:ncpus=1)")]
+    result = cycle({"vm": node(2, ngpus=2)}, jobs)
+    assert [(r.jobid, r.exec_vnode) for r in result.runs] == [("411.vm", "(vm:ncpus=1:ngpus=1)")]
+
+
+def test_subjobs_of_a_held_array_wait_for_the_parent() -> None:
+    """Extra j04d/j04h: `qsub -h -J 1-4%2`: the parent is H and its subjobs Q; the scheduler
+    runs none of them until the parent is released (then the parent is Q, later B)."""
+    parent = job(341)
+    parent.update({"id": "341[].vm", "array": "True", "job_state": "H"})
+    subjobs = []
+    for index in (1, 2):
+        sub = job(341)
+        sub.update({"id": "341[%d].vm" % index, "array_id": "341[].vm"})
+        subjobs.append(sub)
+    assert cycle({"vm": node(2)}, [parent] + subjobs).runs == []
+    parent["job_state"] = "Q"
+    assert [r.jobid for r in cycle({"vm": node(2)}, [parent] + subjobs).runs] == [
+        "341[1].vm", "341[2].vm"]

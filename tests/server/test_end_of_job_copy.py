@@ -40,3 +40,19 @@ def test_output_is_staged_on_the_servers_copy_request(fake_pbs: FakeCluster,
             break
         time.sleep(0.05)
     assert tail == _ORDER
+
+
+def test_undelivered_output_is_stageout_status_0(fake_pbs: FakeCluster, tmp_path: Path) -> None:
+    """Extra i05g/i05w: `-e sub/rel.err` into a missing directory: the job ends Exit 0 with
+    Stageout_status 0 (the mom's report, not a fixed 1), the server logs `Post job file
+    processing error` and the obit that follows the failed stage-out."""
+    tmp_path.chmod(0o777)
+    jobid = fake_pbs.qsub("echo out; echo err >&2", "-e", "sub/rel.err", cwd=str(tmp_path))
+    attrs = fake_pbs.wait(jobid)
+    assert (attrs["Exit_status"], attrs["Stageout_status"]) == ("0", "0")
+    server = [ln for ln in fake_pbs.log_lines("server") if ";Job;%s;" % jobid in ln]
+    assert any(";000d;" in ln and "Post job file processing error; job %s on host" % jobid in ln
+               for ln in server)
+    assert any("state:E substate:53" in ln for ln in server)
+    mom = _mom_lines(fake_pbs, jobid)
+    assert "Job files not copied:---->>>>" in mom and "Staged 1/2 items out over 0:00:00" in mom

@@ -129,6 +129,53 @@ def test_dependency_afterok(fake_pbs: FakeCluster) -> None:
     assert attrs["substate"] == "92" and "Exit_status" not in attrs
 
 
+def _server_lines(cluster: FakeCluster, jobid: str) -> List[str]:
+    return [ln.split(";", 5)[5] for ln in cluster.log_lines("server")
+            if ";Job;%s;" % jobid in ln or ";Job;%s@" % jobid in ln]
+
+
+def test_dependency_on_finished_and_unknown_jobs(fake_pbs: FakeCluster) -> None:
+    """j05q-j05y: the enqueue line shows the state before the dependencies (Q, or H with -h);
+    then each is logged: a finished job that satisfies it, one that cannot (the job is then
+    deleted), an unknown job (logged about ID@server); j05x: the deleted job keeps
+    Hold_Types s and has no etime."""
+    ok = fake_pbs.qsub("true")
+    bad = fake_pbs.qsub("exit 1")
+    fake_pbs.wait(ok)
+    fake_pbs.wait(bad)
+    runs = fake_pbs.qsub("true", "-W", "depend=afterok:%s" % ok)
+    assert fake_pbs.wait(runs)["Exit_status"] == "0"
+    unknown = fake_pbs.qsub("true", "-W", "depend=afterok:9999.vm")
+    attrs = fake_pbs.wait(unknown)
+    assert (attrs["substate"], attrs["Hold_Types"]) == ("92", "s") and "etime" not in attrs
+    multi = fake_pbs.qsub("true", "-h", "-W", "depend=afterok:%s:%s" % (ok, bad))
+    fake_pbs.wait(multi)
+    lines = _server_lines(fake_pbs, unknown)
+    assert lines[:3] == [
+        "enqueuing into workq, state Q hop 1",
+        "Job Queued at request of %s" % lines[1].split("Job Queued at request of ")[1],
+        "Dependency request for job rejected by 9999.vm"], lines
+    lines = _server_lines(fake_pbs, multi)
+    assert lines[0] == "enqueuing into workq, state H hop 1"
+    assert lines[2:4] == ["%s Job has finished, dependency satisfied" % ok,
+                          "%s Finished job did not satisfy dependency" % bad], lines
+    assert "%s Job has finished, dependency satisfied" % ok in _server_lines(fake_pbs, runs)
+
+
+def test_qstat_of_a_subjob_range(fake_pbs: FakeCluster) -> None:
+    """Extra j02o: `qstat -t '339[1-2].vm'` lists those subjobs (not the array); an unknown
+    array's range is Unknown Job Id (153)."""
+    parent = fake_pbs.qsub("sleep 30", "-J", "1-3")
+    seq = parent.split("[")[0]
+    done = fake_pbs.run(["qstat", "-t", "%s[1-2]" % seq])
+    assert done.returncode == 0, done.stderr
+    rows = [line.split()[0] for line in done.stdout.splitlines()[2:]]
+    assert rows == ["%s[1].%s" % (seq, parent.split(".", 1)[1]),
+                    "%s[2].%s" % (seq, parent.split(".", 1)[1])]
+    assert fake_pbs.run(["qstat", "-t", "99999[1-2]"]).returncode == 153
+    fake_pbs.run(["qdel", parent])
+
+
 def test_array_job(fake_pbs: FakeCluster) -> None:
     """j01-j03: qsub -J 1-3 prints N[]; the parent ends F with array_indices_remaining '-'
     and comment 'Job Array Began at ... and finished'."""

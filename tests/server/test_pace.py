@@ -158,3 +158,62 @@ def test_a_job_suspended_before_its_start_is_reported_still_gets_the_update(
     lifecycle._on_start(app, job, {"session_id": 7})
     assert [t[1] for t in timers] == [lifecycle._first_update]
     assert (job["job_state"], job["substate"]) == ("S", "43")
+
+
+def test_walltime_is_enforced_at_the_moms_resource_poll(home: Path) -> None:
+    """Extra i06/i06b/i06d: walltime=3 is found exceeded only at the mom's first resource poll
+    (10 s after the start: `walltime 10 exceeded limit 3` in the log and the stderr file), the
+    shell is reaped (`task 00000001 terminated`), and the task ends at kill_delay's SIGKILL
+    (`kill_job`, `task 00000001 force exited`), then Exit_status -29."""
+    done = _run(home, [BIN + "/qsub", "-l", "walltime=3",
+                       _script(home, "wt3.sh", "echo err-before-sleep >&2; sleep 120")])
+    jobid = done.stdout.strip()
+    attrs = _wait_state(home, jobid, "F", 60)
+    assert (attrs["job_state"], attrs["Exit_status"]) == ("F", "-29")
+    mark = ";pbs_mom;Job;%s;" % jobid
+    log = "".join(p.read_text() for p in sorted((home / "mom_logs").rglob("2*")))
+    lines = [ln.split(mark, 1)[1] for ln in log.splitlines() if mark in ln]
+    exceeded = [ln for ln in lines if ln.startswith("walltime ")]
+    assert exceeded and int(exceeded[0].split()[1]) >= 10, lines
+    at = lines.index(exceeded[0])
+    assert lines[at + 1:at + 6] == ["kill_job", "task 00000001 terminated", "kill_job",
+                                    "task 00000001 force exited", "Terminated"], lines
+    err = (home / ("wt3.sh.e" + jobid.split(".")[0])).read_text()
+    assert err == "err-before-sleep\n=>> PBS: job killed: %s\n" % exceeded[0]
+
+
+def test_running_job_shows_usage_from_the_first_update(home: Path) -> None:
+    """Extra j05f: 0.7 s after the start qstat's Time Use is `0` (no resources_used yet); the
+    mom's first status update (substate 42) brings resources_used."""
+    done = _run(home, [BIN + "/qsub", _script(home, "slow.sh", "sleep 8")])
+    jobid = done.stdout.strip()
+    attrs = _wait_state(home, jobid, "R")
+    if attrs.get("substate") == "41":
+        assert not [k for k in attrs if k.startswith("resources_used.")]
+    deadline = time.monotonic() + 10
+    while attrs.get("substate") != "42" and time.monotonic() < deadline:
+        time.sleep(0.1)
+        attrs = _job(home, jobid)
+    assert attrs["substate"] == "42" and attrs["resources_used.cput"] == "00:00:00"
+    _run(home, [BIN + "/qdel", jobid])
+
+
+def test_forced_delete_by_a_manager_ends_the_job_on_the_server(home: Path) -> None:
+    """req_delete.c: a manager's `qdel -W force` of a running job ends it on the server at once
+    (`Delete forced`, Exit_status 265) without waiting for the mom; with -x it leaves no
+    history (extra n02x: the purged jobs no longer hold their resources)."""
+    done = _run(home, [BIN + "/qsub", _script(home, "long.sh", "sleep 300")])
+    jobid = done.stdout.strip()
+    _wait_state(home, jobid, "R")
+    assert _run(home, [BIN + "/qdel", "-W", "force", jobid]).returncode == 0
+    attrs = _wait_state(home, jobid, "F", 5)
+    assert (attrs["job_state"], attrs["Exit_status"]) == ("F", "265")
+    log = "".join(p.read_text() for p in sorted((home / "server_logs").iterdir()))
+    assert ";%s;Delete forced" % jobid in log
+    other = _run(home, [BIN + "/qsub", _script(home, "long.sh", "sleep 300")]).stdout.strip()
+    _wait_state(home, other, "R")
+    assert _run(home, [BIN + "/qdel", "-x", "-W", "force", other]).returncode == 0
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and _run(home, [BIN + "/qstat", "-x", other]).returncode == 0:
+        time.sleep(0.2)
+    assert _run(home, [BIN + "/qstat", "-x", other]).returncode == 153

@@ -59,6 +59,16 @@ def cnv_size(value: str, size_opt: int) -> str:
     return "%d%s%s" % (number, letters[min(unit_out, len(letters) - 1)], suffix2)
 
 
+# qstat copies cnv_size's text into a SIZEL (6) byte buffer with pbs_strncpy, which keeps 5
+# characters: "1024kb" prints as "1024k" (extra case j11g).
+SIZE_FIELD = 5
+
+
+def size_field(value: str, size_opt: int) -> str:
+    """A size as qstat's Memory columns hold it: :func:`cnv_size` cut to 5 characters."""
+    return cnv_size(value, size_opt)[:SIZE_FIELD]
+
+
 def _trunc(value: str, width: int) -> str:
     return value[:width - 1] + TRUNC if len(value) > width > 0 else value
 
@@ -229,7 +239,7 @@ def row(job_id: str, attrs: Any, opts: AltOptions) -> str:
             if value != "0":
                 col["tasks"] = _trunc(value, 5 if wide else 3)
         elif key == "Resource_List.mem":
-            mem = cnv_size(value, opts.size_opt)
+            mem = size_field(value, opts.size_opt)
         elif key == "Resource_List.walltime":
             col["rqwall"] = value
         elif key == "Resource_List.cput":

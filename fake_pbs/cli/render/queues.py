@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 
-from fake_pbs.cli.render.alttable import SIZE_DEFAULT, cnv_size
+from fake_pbs.cli.render.alttable import SIZE_DEFAULT, size_field
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -118,7 +118,7 @@ def queue_summary(server: str, queues: List[Dict[str, Any]], size_opt: int = SIZ
                 total_que += que
                 total_run += run
             elif key == "resources_max.mem":
-                mem = cnv_size(value, size_opt)
+                mem = size_field(value, size_opt)
             elif key == "resources_max.cput":
                 cput = value
             elif key == "resources_max.walltime":

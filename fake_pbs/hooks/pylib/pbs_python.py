@@ -31,8 +31,9 @@ def main() -> None:
     spec = pbs._spec
     log_type = int(spec.get("compile_eventtype", 0x0400))
     daemon = str(spec.get("daemon", "pbs_python"))
-    pbs._write_log(log_type, "Svr", daemon,
-                   "Compiling script file: <%s>" % spec.get("script_path", ""))
+    if spec.get("compile_log", True):
+        pbs._write_log(log_type, "Svr", daemon,
+                       "Compiling script file: <%s>" % spec.get("script_path", ""))
     with open(spec["script_file"], encoding="utf-8", errors="surrogateescape") as stream:
         source = stream.read()
     try:

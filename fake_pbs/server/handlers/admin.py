@@ -63,7 +63,10 @@ def reset(ctx: Context, request: Dict[str, Any]) -> None:
         app.install_defaults()
         # The moms read hook definitions from the published file: withdraw the old hooks too.
         from fake_pbs.hooks import events
+        from fake_pbs.server import hookfiles, hookpoints
         events.publish_hooks(app.home, [])
+        hookfiles.clear(app.home)
+        hookpoints.current().forget_compiled(None)
         if app.execs is not None:
             _forget_on_moms(app.execs, hosts)
     return None

@@ -97,18 +97,24 @@ def delete_one(ctx: Context, job: Job, force: bool, requestor: Optional[str] = N
                 raise PbsError(PBSE_BADSTATE)
             app.execs.signal(job["_id"], signal)
             app.log.job(job["_id"], "Job sent signal %s on delete" % signal)
-            # PBS says so while the job still runs (b05: R/42 1 s after qdel)
-            lifecycle.note_termination(job)
+            # req_delete.c: a manager's forced delete ends the job on the server at once,
+            # whatever the mom does (n02x: the purged jobs free the resource at once).
+            ended_here = force and bool(ctx.caller.manager)
         except PbsError:
             if not job.get("_started") and not force:
                 job["_kill_on_start"] = signal
-            else:
-                # The mom is gone: end the job here, as PBS does for a forced delete.
-                app.log.job(job["_id"], "Delete forced", DEBUG2)
-                job["_exit"] = EXIT_BY_SIGNAL[True]
-                job["_obit"] = app.now()
-                lifecycle.complete(app, job)
-                return
+                ended_here = False
+            else:  # the mom is gone: end the job here, as PBS does for a forced delete
+                ended_here = True
+        if ended_here:
+            app.log.job(job["_id"], "Delete forced", DEBUG2)
+            job["_exit"] = EXIT_BY_SIGNAL[True]
+            job["_obit"] = app.now()
+            lifecycle.complete(app, job)
+            return
+        if not job.get("_kill_on_start"):
+            # PBS says so while the job still runs (b05: R/42 1 s after qdel)
+            lifecycle.note_termination(job)
         lifecycle.save(app, job)
         return
     # Queued, held or waiting: straight to history, substate 91, no Exit_status (c10b, k13).

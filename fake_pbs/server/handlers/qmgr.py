@@ -2,11 +2,14 @@
 ``statrsc`` served by the pure :func:`fake_pbs.server.manager.handle` over the live server state,
 then committed: objects saved, hooks published to the moms, log records written, a cycle asked for.
 """
+import os
 from typing import Any, Dict
 
+from fake_pbs.server import hookfiles
 from fake_pbs.server.handlers.registry import Context, handler
+from fake_pbs.server import hookpoints
 from fake_pbs.server.hookpoints import hooks_of
-from fake_pbs.server.manager import Caller, Managed, Outcome, handle
+from fake_pbs.server.manager import Caller, LoggedRefusal, Managed, Outcome, handle
 
 
 def _managed_view(app: Any) -> Managed:
@@ -18,7 +21,23 @@ def _managed_view(app: Any) -> Managed:
     view.scheds = {"default": state.sched}
     view.hooks = {h.name: h for h in hooks_of(state)}
     view.resources = state.objects.setdefault("resource", {})
+    view.import_temp = str(hookfiles.hooks_dir(app.home) / "tmp" /
+                           hookfiles.import_temp_name(os.getpid()))
+    view.resource_in_use = lambda name: _held_by_a_job(state, name)
     return view
+
+
+def _held_by_a_job(state: Any, name: str) -> bool:
+    """Whether any job, finished ones included, names ``name`` in Resource_List,
+    resources_used or its select (PBS walks svr_alljobs, history included)."""
+    keys = ("Resource_List." + name, "resources_used." + name)
+    for job in state.jobs.values():
+        if any(key in job for key in keys):
+            return True
+        select = str(job.get("Resource_List.select", ""))
+        if any(part.split("=", 1)[0] == name for part in select.replace("+", ":").split(":")):
+            return True
+    return False
 
 
 def _commit(app: Any, view: Managed, outcome: Outcome) -> None:
@@ -51,6 +70,9 @@ def _commit(app: Any, view: Managed, outcome: Outcome) -> None:
             else:
                 hook_records.pop(name, None)
             state.save_object("hook", name)
+            hookfiles.mirror(app.home, name, hook_records.get(name))
+            if outcome.hook_commands.get(name) in ("import-script", "delete"):
+                hookpoints.current().forget_compiled(name)  # a new script object (m11l)
     if hooks_changed:
         from fake_pbs.hooks import events
         events.publish_hooks(app.home, hooks_of(state))
@@ -61,6 +83,8 @@ def _commit(app: Any, view: Managed, outcome: Outcome) -> None:
         for name, command in outcome.hook_commands.items():
             hooksync.of(app).add(name, hooksync.change_actions(
                 hooks_before.get(name), hook_records.get(name), command))
+    if outcome.reconfigure:
+        app.reconfigure_scheduler()
     if outcome.kick_scheduler:
         app.trigger_schedule()
 
@@ -77,6 +101,11 @@ def serve(ctx: Context, request: Dict[str, Any]) -> Any:
     caller = Caller(ctx.caller.user, ctx.caller.host, ctx.caller.manager and not operator,
                     operator)
     op = str(request.get("op"))
-    outcome = handle(view, caller, op, request)
+    try:
+        outcome = handle(view, caller, op, request)
+    except LoggedRefusal as refusal:
+        for eventtype, cls, obj, message in refusal.logs:
+            app.log.write(eventtype, cls, obj, message)
+        raise
     _commit(app, view, outcome)
     return outcome.data

@@ -13,7 +13,8 @@ from fake_pbs.model.errors import (PBSE_BADSTATE, PBSE_INTERNAL, PBSE_NORERUN, P
 from fake_pbs.server import lifecycle
 from fake_pbs.server.handlers.common import find_job, require_manager, require_owner
 from fake_pbs.server.handlers.registry import Context, handler
-from fake_pbs.server.logs import ADMIN, DEBUG, REQ
+from fake_pbs.server.logs import ADMIN, DEBUG, JOB, REQ, SCHED
+from fake_pbs.server.sched.loop import failed_to_run
 
 Job = Dict[str, Any]
 
@@ -166,7 +167,10 @@ def runjob(ctx: Context, request: Dict[str, Any]) -> None:
                 if err.code != PBSE_RESCUNAV or not isinstance(scheduler, Scheduler):
                     raise
         if exec_vnode is not None:
-            _start(ctx, job, exec_vnode)
+            if request.get("vnodes") or not isinstance(scheduler, Scheduler):
+                _start(ctx, job, exec_vnode)
+            else:
+                _start_by_scheduler(ctx, job, exec_vnode)
             return None
         lifecycle.set_state(job, st.QUEUED, st.SUB_QUEUED)
         lifecycle.save(app, job)
@@ -175,12 +179,38 @@ def runjob(ctx: Context, request: Dict[str, Any]) -> None:
     # running jobs for it, then runs it itself (k06c/k06d/k06h/k06i).  The victims' ends are
     # awaited without the model lock.
     assert isinstance(scheduler, Scheduler)
+    scheduler.run_failures.pop(jobid, None)
     scheduler.cycle(force=True, qrun=jobid)
     with app.state.lock:
         job = app.state.jobs.get(jobid) or {}
         if job.get("job_state") not in (st.RUNNING, st.EXITING) and not job.get("_started"):
+            refused = scheduler.run_failures.pop(jobid, None)
+            if refused is not None:
+                raise PbsError(refused.code, failed_to_run(refused))
             raise PbsError(PBSE_RESCUNAV)
     return None
+
+
+def _start_by_scheduler(ctx: Context, job: Job, exec_vnode: str) -> None:
+    """A qrun without ``-H`` goes through PBS's scheduler, which logs it and answers a refusal
+    with its own text: ``Failed to run: <reason> (<code>)`` (m03d, m03f: a runjob hook's
+    reject, which the qrun prints followed by the job id)."""
+    log = ctx.app.sched_log
+    jobid = job["_id"]
+    log.write(JOB, "Job", jobid, "Received qrun request")
+    log.write(DEBUG, "Job", jobid, "Considering job to run")
+    try:
+        _start(ctx, job, exec_vnode)
+    except PbsError as err:
+        text = failed_to_run(err)
+        log.write(SCHED, "Job", jobid, text)
+        raise PbsError(err.code, text)
+    finally:
+        from fake_pbs.server.sched.loop import Scheduler
+        if isinstance(ctx.app.scheduler, Scheduler):
+            ctx.app.scheduler.run_failures.pop(jobid, None)
+    if job.get("job_state") == st.RUNNING:
+        log.write(SCHED, "Job", jobid, "Job run")
 
 
 def _start(ctx: Context, job: Job, exec_vnode: str) -> None:
@@ -210,7 +240,7 @@ def _placement(ctx: Context, job: Job) -> str:
     result = run_cycle(dict(state.server), dict(state.sched),
                        {n: dict(q) for n, q in state.queues.items()},
                        {n: dict(a) for n, a in state.nodes.items()}, [entry],
-                       ctx.app.now())
+                       ctx.app.now(), consumables=ctx.app.sched_consumables())
     for run in result.runs:
         if run.jobid == job["_id"]:
             return str(run.exec_vnode)

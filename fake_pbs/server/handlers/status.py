@@ -102,6 +102,31 @@ def _all_jobs(ctx: Context, extend: str, names: Optional[List[str]]) -> EncodedL
     return EncodedList(out)
 
 
+_SUBJOB_RANGE = re.compile(r"^(\d+)\[(\d+)-(\d+)(?::(\d+))?\](?:\.(.*))?$")
+
+
+def _subjob_range(ctx: Context, span: "re.Match[str]", extend: str,
+                  names: Optional[List[str]]) -> List[Reply]:
+    """``qstat -t '339[1-2].vm'``: the subjobs of the range, not the array (j02o)."""
+    seq, first, last = int(span.group(1)), int(span.group(2)), int(span.group(3))
+    step = int(span.group(4) or 1)
+    parent = ctx.app.state.jobs.get(jobids.make(seq, ctx.app.server_name, array=True))
+    if parent is None or span.group(5) and jobids.normalize(
+            "%d.%s" % (seq, span.group(5)), ctx.app.server_name) is None:
+        raise PbsError(PBSE_UNKJOBID)
+    if not _visible(ctx, parent):
+        raise PbsError(PBSE_PERM)
+    out: List[Reply] = []
+    for index in range(first, last + 1, max(step, 1)):
+        child = ctx.app.state.jobs.get(jobids.make(seq, ctx.app.server_name, index=index))
+        if child is None:
+            continue
+        if child.get("job_state") in st.HISTORY_STATES and "x" not in extend:
+            continue
+        out.append(job_record(ctx, child, names))
+    return out
+
+
 @handler("statjob")
 def statjob(ctx: Context, request: Dict[str, Any]) -> Any:
     extend = str(request.get("extend") or "")
@@ -112,6 +137,9 @@ def statjob(ctx: Context, request: Dict[str, Any]) -> Any:
         return _all_jobs(ctx, extend, names)
     if not isinstance(raw, str):
         raise PbsError(PBSE_IVALREQ)
+    span = _SUBJOB_RANGE.match(raw.strip())
+    if span is not None:
+        return _subjob_range(ctx, span, extend, names)
     jobid = jobids.normalize(raw, ctx.app.server_name)
     found = jobs.get(jobid) if jobid else None
     if found is None:

@@ -167,8 +167,6 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     deps = depend.parse(job.get("depend", ""), app.server_name) if job.get("depend") else []
     hookpoints.current().queuejob(app, job)
     app.state.jobs[jobid] = job
-    if deps:
-        depend.register(app, job, deps)
     app.state.save_job(jobid)
     if is_array:
         for index in indices:
@@ -180,6 +178,9 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
         ctx.caller.name, job["Job_Owner"], name, queue))
     app.acct.record("Q", jobid, "%s %s " % (lifecycle.acct_base(job),
                                             lifecycle.resource_list_fields(job)))
+    if deps:  # after the Job Queued line (j05p, j05y)
+        depend.register(app, job, deps)
+        app.state.save_job(jobid)
     app.trigger_schedule()
     crashpoints.reach(app.home, "server", "submit-saved")
     return {"jobid": jobid}
@@ -218,6 +219,9 @@ def create_subjob(app: Any, parent: Job, seq: int, index: int) -> None:
     subid = jobids.make(seq, app.server_name, index=index)
     child: Job = {k: v for k, v in parent.items() if job_attrs.subjob_copies(k)}
     child["_id"] = subid
+    # Subjobs start queued whatever the parent's hold (j04h: a `qsub -h -J` array is H, its
+    # subjobs Q; the scheduler runs none while the parent is held).
+    lifecycle.set_state(child, st.QUEUED, st.SUB_QUEUED)
     child["array_id"] = parent["_id"]
     child["array_index"] = str(index)
     for attr in ("Output_Path", "Error_Path"):

@@ -12,7 +12,7 @@ run.
 from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
 
 from fake_pbs.model.errors import PbsError
-from fake_pbs.model.nodes import CONSUMABLES, VNode, build_vnodes, parse_exec_host, \
+from fake_pbs.model.nodes import DEFAULT_CONSUMABLES, VNode, build_vnodes, parse_exec_host, \
     parse_exec_vnode, resource_amount
 from fake_pbs.model.placement import Failure, Placement, commit, place_job
 from fake_pbs.model.preempt import DEFAULT_ORDER, DEFAULT_PRIO, DEFAULT_QUEUE_PRIO, OrderStep, \
@@ -141,13 +141,14 @@ def _eligible(job: Attrs, queues: Mapping[str, Attrs], now: float) -> bool:
     return _number(job.get("Execution_Time")) <= now
 
 
-def _holding(job: Attrs) -> List[Tuple[str, Dict[str, int], List[int]]]:
+def _holding(job: Attrs, consumables: Sequence[str]
+             ) -> List[Tuple[str, Dict[str, int], List[int]]]:
     """What a running job holds: (vnode, amounts, slots) per chunk."""
     held = []
     slots = parse_exec_host(job.get("exec_host", ""))
     for index, chunk in enumerate(parse_exec_vnode(job.get("exec_vnode", ""))):
         amounts = {}
-        for res in CONSUMABLES:
+        for res in consumables:
             if res in chunk:
                 try:
                     amounts[res] = resource_amount(res, chunk[res])
@@ -157,8 +158,9 @@ def _holding(job: Attrs) -> List[Tuple[str, Dict[str, int], List[int]]]:
     return held
 
 
-def _release(vnodes: Mapping[str, VNode], job: Attrs, back: bool = False) -> None:
-    for name, amounts, slots in _holding(job):
+def _release(vnodes: Mapping[str, VNode], job: Attrs, consumables: Sequence[str],
+             back: bool = False) -> None:
+    for name, amounts, slots in _holding(job, consumables):
         vnode = vnodes.get(name)
         if vnode is None:
             continue
@@ -176,13 +178,15 @@ _QRUN_LEVEL = 1 << 20
 class _Cycle:
     def __init__(self, sched: Attrs, queues: Mapping[str, Attrs],
                  nodes: Mapping[str, Attrs], jobs: Sequence[Attrs], now: float,
-                 qrun: Optional[str] = None) -> None:
+                 qrun: Optional[str] = None,
+                 consumables: Sequence[str] = DEFAULT_CONSUMABLES) -> None:
         self.qrun = qrun
         self.queues = queues
         self.jobs = jobs
         self.now = now
         self.policy = _Policy(sched)
-        self.vnodes = build_vnodes(nodes, jobs)
+        self.consumables = consumables
+        self.vnodes = build_vnodes(nodes, jobs, consumables)
         self.result = CycleResult([], {}, [], [])
         self.failed: Dict[Tuple[str, str, str], Failure] = {}
         self.running: Optional[List[Attrs]] = None
@@ -192,8 +196,12 @@ class _Cycle:
     def order(self) -> List[Attrs]:
         """Preemption priority, then queue Priority, then submission (qtime, then input order)."""
         keyed = []
+        # A subjob runs only while its array may: not while the parent is held or waiting
+        # (a held array's subjobs are Q, j04h; qrls of the parent lets them run).
+        stopped = {job.get("id") for job in self.jobs
+                   if job.get("array") == "True" and job.get("job_state") not in ("Q", "B")}
         for index, job in enumerate(self.jobs):
-            if not _eligible(job, self.queues, self.now):
+            if not _eligible(job, self.queues, self.now) or job.get("array_id") in stopped:
                 continue
             queue = self.queues[job.get("queue", "")]
             qtime = _number(job.get("qtime"))
@@ -235,7 +243,8 @@ class _Cycle:
             request = _request(job)
             if request is None:
                 continue
-            outcome = place_job(request.chunks, request.place, self.vnodes)
+            outcome = place_job(request.chunks, request.place, self.vnodes,
+                                self.consumables)
             if isinstance(outcome, Placement):
                 exec_vnode, exec_host, hosts = commit(outcome, request.place, self.vnodes)
                 self.result.runs.append(Run(job["id"], exec_vnode, exec_host, hosts))
@@ -251,7 +260,7 @@ class _Cycle:
     def resume(self, job: Attrs) -> None:
         """A job suspended by preemption runs again on its own vnodes once they are free."""
         fits = True
-        for name, amounts, _ in _holding(job):
+        for name, amounts, _ in _holding(job, self.consumables):
             vnode = self.vnodes.get(name)
             if vnode is None or not vnode.usable or \
                     any(vnode.free(res) < amount for res, amount in amounts.items()):
@@ -259,7 +268,7 @@ class _Cycle:
         if not fits:
             self.fail(job, "Not Running: Not enough free nodes available")
             return
-        _release(self.vnodes, job, back=True)
+        _release(self.vnodes, job, self.consumables, back=True)
         self.considered(job, RESUME)
 
     def victims_for(self, level: int) -> List[Attrs]:
@@ -294,25 +303,27 @@ class _Cycle:
         chosen: List[Attrs] = []
         placed: Optional[Placement] = None
         for victim in candidates:
-            _release(self.vnodes, victim)
+            _release(self.vnodes, victim, self.consumables)
             chosen.append(victim)
-            outcome = place_job(request.chunks, request.place, self.vnodes)
+            outcome = place_job(request.chunks, request.place, self.vnodes,
+                                self.consumables)
             if isinstance(outcome, Placement):
                 placed = outcome
                 break
         if placed is None:
             for victim in chosen:
-                _release(self.vnodes, victim, back=True)
+                _release(self.vnodes, victim, self.consumables, back=True)
             return False
         # Spare the victims the job does not need after all (oldest-chosen last).
         for victim in list(reversed(chosen[:-1])):
-            _release(self.vnodes, victim, back=True)
-            outcome = place_job(request.chunks, request.place, self.vnodes)
+            _release(self.vnodes, victim, self.consumables, back=True)
+            outcome = place_job(request.chunks, request.place, self.vnodes,
+                                self.consumables)
             if isinstance(outcome, Placement):
                 chosen.remove(victim)
                 placed = outcome
             else:
-                _release(self.vnodes, victim)
+                _release(self.vnodes, victim, self.consumables)
         exec_vnode, exec_host, hosts = commit(placed, request.place, self.vnodes)
         run = Run(job["id"], exec_vnode, exec_host, hosts)
         victims = [(victim["id"], self.methods(victim)) for victim in chosen]
@@ -323,7 +334,8 @@ class _Cycle:
 
 def run_cycle(server: Attrs, sched: Attrs, queues: Mapping[str, Attrs],
               nodes: Mapping[str, Attrs], jobs: Sequence[Attrs], now: float,
-              qrun: Optional[str] = None) -> CycleResult:
+              qrun: Optional[str] = None,
+              consumables: Sequence[str] = DEFAULT_CONSUMABLES) -> CycleResult:
     """One cycle: the jobs to start, the comments that changed, and the preemptions wanted.
 
     Nothing runs when ``scheduling`` is False on the server or the scheduler object. Jobs carry
@@ -333,7 +345,9 @@ def run_cycle(server: Attrs, sched: Attrs, queues: Mapping[str, Attrs],
     should not be passed again until its preemption finished.
     ``qrun``: the id of a job a manager asked to run (``qrun`` without ``-H``): it is considered
     first and may preempt any running job with a usable method, as PBS's qrun'd job does (k06).
+    ``consumables``: the consumable resources of the scheduler's ``resources:`` line, ncpus
+    first (model/sched_config.py); others in a select are not checked or assigned (n02m).
     """
     if _false(server.get("scheduling")) or _false(sched.get("scheduling")):
         return CycleResult([], {}, [], [])
-    return _Cycle(sched, queues, nodes, jobs, now, qrun).run()
+    return _Cycle(sched, queues, nodes, jobs, now, qrun, consumables).run()

@@ -8,14 +8,16 @@ the periodic hook point.
 """
 import threading
 import time
-from typing import Any, Dict, List, Optional, Set
+from typing import Any, Dict, List, Optional, Set, Tuple
 
+from fake_pbs.model import sched_config
 from fake_pbs.model import states as st
 from fake_pbs.model.errors import PbsError
 from fake_pbs.server import hookpoints, lifecycle, preemption, reqlog
 from fake_pbs.server.app import SchedulerLike, ServerApp
 from fake_pbs.server.logs import DEBUG, JOB, SCHED
 from fake_pbs.server.sched.cycle import run_cycle
+from fake_pbs.server.sched.resources import consumables_of
 
 # A cycle that preempted runs the pure cycle again over the jobs it has not considered yet
 # (PBS's scheduler goes on with the updated universe); bounded so that a cycle always ends.
@@ -41,6 +43,21 @@ class Scheduler(SchedulerLike):
         self._running: Set[str] = set()
         # Cycles never overlap: a preemption waits for its victims without the model lock.
         self._cycle_lock = threading.Lock()
+        # Why the server refused a run the scheduler asked for (a runjob hook), by job: a qrun
+        # waiting for its cycle reports it (m03d).
+        self.run_failures: Dict[str, PbsError] = {}
+        self._plan_broken = False  # a run of the current pass was refused
+        # sched_config's resources line, read at start and at each SCH_CONFIGURE only.
+        self._scheduled = sched_config.scheduled(app.read_sched_config())
+
+    def reconfigure(self) -> None:
+        """SCH_CONFIGURE (a ``set sched``, a resource created or deleted): re-read
+        sched_config; no cycle (fifo.cpp ``schedule``)."""
+        self._scheduled = sched_config.scheduled(self.app.read_sched_config())
+        self.app.sched_log.write(SCHED, "Sched", "reconfigure", "Scheduler is reconfiguring")
+
+    def consumables(self) -> Tuple[str, ...]:
+        return consumables_of(self._scheduled, self.app.state.objects.get("resource"))
 
     def start(self) -> None:
         self._thread.start()
@@ -139,11 +156,12 @@ class Scheduler(SchedulerLike):
         app = self.app
         state = app.state
         with state.lock:
-            extra = {"qrun": qrun} if qrun is not None else {}
+            self._plan_broken = False
             result = self._cycle(dict(state.server), dict(state.sched),
                                  {n: dict(q) for n, q in state.queues.items()},
                                  {n: dict(a) for n, a in state.nodes.items()},
-                                 self._inputs(considered), app.now(), **extra)
+                                 self._inputs(considered), app.now(), qrun=qrun,
+                                 consumables=self.consumables())
             runs = {run.jobid: run for run in result.runs}
             plans = {plan.run.jobid: plan for plan in result.preempt}
             steps = result.considered
@@ -195,10 +213,18 @@ class Scheduler(SchedulerLike):
     def _run(self, run: Any) -> None:
         """Start a job the cycle placed; the scheduler logs ``Job run`` when it started."""
         reqlog.scheduler_request(self.app.log, self.app.host, reqlog.ASYRUN_JOB)
+        # The cycle's exec_host slots assumed its earlier runs happened; once one was refused,
+        # the server numbers the slots itself, as PBS's always does (m05c: vm/0, not vm/1).
+        exec_host = "" if self._plan_broken else run.exec_host
         try:
-            self.apply_run(run.jobid, run.exec_vnode, run.exec_host,
+            self.apply_run(run.jobid, run.exec_vnode, exec_host,
                            list(getattr(run, "hosts", []) or []), "Scheduler@%s" % self.app.host)
-        except PbsError:
+        except PbsError as err:
+            # a runjob hook refused it (m03f: "Failed to run: <reject text> (15136)"); a qrun
+            # waiting for this cycle answers with the same words (m03d)
+            self.app.sched_log.write(SCHED, "Job", run.jobid, failed_to_run(err))
+            self.run_failures[run.jobid] = err
+            self._plan_broken = True
             return
         job = self.app.state.jobs.get(run.jobid)
         if job is not None and job.get("job_state") == st.RUNNING:
@@ -227,7 +253,13 @@ class Scheduler(SchedulerLike):
         try:
             hookpoints.current().runjob(self.app, job)
         except PbsError as err:
-            self._comment(jobid, "Not Running: PBS Error: %s" % err.text)
+            comment = "Not Running: PBS Error: %s" % err.text
+            if job.get("comment") != comment:
+                job["comment"] = comment
+                if requestor.startswith("Scheduler@"):
+                    # the scheduler's comment is a modify request of its own (m03f)
+                    self.app.log.job(jobid, "Job Modified at request of %s" % requestor)
+            self.app.state.save_job(jobid)
             raise
         lifecycle.begin_run(self.app, job, exec_vnode, exec_host, hosts, requestor)
 
@@ -277,3 +309,9 @@ def duration_seconds(text: str, default: int) -> int:
     except ValueError:
         return default
     return total
+
+
+def failed_to_run(err: PbsError) -> str:
+    """The scheduler's words for a run the server refused (m03f's scheduler log; qrun prints
+    them too, m03d)."""
+    return "Failed to run: %s (%d)" % (err.text, err.code)

@@ -82,11 +82,12 @@ def load_set(set_name: str, data_dir: Path = DATA_DIR) -> List[Case]:
 
 
 def log_case(set_name: str, file_name: str, spec: LogSpec, after: Case,
-             data_dir: Path = DATA_DIR) -> Case:
-    """A log-excerpt case: its expected text is the ``.log`` file; it is checked after ``after``."""
+             data_dir: Path = DATA_DIR, stamp: str = "") -> Case:
+    """A log-excerpt case: its expected text is the ``.log`` file; it is checked after ``after``.
+    Its ``time`` is ``stamp`` (when the excerpt's last line was logged) or else ``after``'s."""
     path = set_dir(set_name, data_dir) / file_name
     text = path.read_text(encoding="utf-8", errors="surrogateescape")
     name = file_name[:-len(".log")] if file_name.endswith(".log") else file_name
     return Case(name=name, set_name=set_name, user="root", cwd="/root",
                 command="<log excerpt: %s log>" % spec.daemon, exit_code=0, stdout=text,
-                stderr="", time=after.time, log=spec)
+                stderr="", time=max(stamp, after.time), log=spec)

@@ -206,10 +206,12 @@ class FidelityEnv:
         root = self.accounts.get("root") or self.accounts["pbsuser"]
         self.started = True  # from here on, stop() must clean up even if start fails half-way
         # Number jobs from the capture's first number, so that job ids have the capture's width
-        # and fixed-width columns (qstat's default table) line up as they did.
+        # and fixed-width columns (qstat's default table) line up as they did; and create no
+        # site resource (the capture server had PBS's built-ins only: no ngpus, n02).
         self.home.mkdir(mode=0o755, exist_ok=True)
         (self.home / "cluster.json").write_text(
-            json.dumps({"first_job_seq": FIRST_JOB_SEQ.get(self.set_name, 0)}))
+            json.dumps({"first_job_seq": FIRST_JOB_SEQ.get(self.set_name, 0),
+                        "site_resources": []}))
         done = subprocess.run(
             [sys.executable, str(FAKE_BIN / "fake-pbs"), "start", "--server-name",
              self.server_name, "--host", CAPTURE_HOST, "--pace", "pbs"],

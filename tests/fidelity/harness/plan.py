@@ -189,6 +189,29 @@ EXTRA_BEFORE: Dict[str, List[Step]] = {
         Run("pbsuser", "qdel 386.vm", "", "386.vm is finished by k07f"),
         Wait("382.vm", "F", 60, "the trap jobs' cpus are free before k03 (k03a)"),
         Wait("383.vm", "F", 60, "the trap jobs' cpus are free before k03 (k03a)")],
+    # The capture waited for the i05 jobs (336's output copy is retried for ~32 s) before
+    # i05z (20:57:32 -> 20:58:05) and took i05g's log excerpts after that wait; the excerpts
+    # follow i05h here, so the wait comes before it (337's run is what moves).
+    "i05h_qsub_keep_oe_join": [Wait("336.vm", "F", 60, "waitstate 336 F")],
+    # j03 (20:59:07) shows the array finished: the capture waited for it.
+    "j03_qstat_fxjson_parent_finished": [Wait("339[].vm", "F", 60, "waitstate 339[] F")],
+    # The held jobs of i03d and i04f are gone by j02 (only 339[] is listed) and j03c lists
+    # them F with Time Use 0: deleted, never run.
+    "j01_qsub_array": [
+        Run("pbsuser", "qdel 327 329", "", "i03d's and i04f's held jobs deleted (j02, j03c)")],
+    # n02p's grep shows ngpus already on the resources line: the capture edited the file
+    # (README n02) before the `set sched` that makes the scheduler re-read it.
+    "n02p_reconfigure_sched_ngpus": [
+        Run("root", "sed -i 's/^resources: \"\\(.*\\)\"$/resources: \"\\1, ngpus\"/' "
+                    "/var/spool/pbs/sched_priv/sched_config", "",
+            "ngpus added to sched_config's resources line (n02p)")],
+    # Between n02w (busy) and n02x (deleted) the jobs that held ngpus were purged.
+    "n02x_delete_resource_after_purge": [
+        Run("root", "qdel -x -W force 411 412 413 414 415; sleep 2", "",
+            "the ngpus jobs purged, history included (n02x's name), 2 s before n02x")],
+    # i06b came 23 s after the qsub: the capture waited for the walltime kill at the mom's
+    # poll and kill_delay's SIGKILL (resources_used.walltime 21 s).
+    "i06b_cat_wt_files": [Wait("338.vm", "F", 60, "waitstate 338 F")],
 }
 
 PLANS: Dict[str, Tuple[Dict[str, List[Step]], List[Tuple[str, str, LogSpec]]]] = {
@@ -208,8 +231,9 @@ _EXTRA_MARKS: Dict[str, str] = {
 }
 
 
-def _extra_logs(cases: Sequence[Case]) -> List[Tuple[str, str, LogSpec]]:
-    """The extra set's ``NAME_<daemon>.log`` excerpts, placed by their own time stamps.
+def _extra_logs(cases: Sequence[Case]) -> List[Tuple[str, str, LogSpec, str]]:
+    """The extra set's ``NAME_<daemon>.log`` excerpts, placed by their own time stamps: (file,
+    checked after case, how it was cut, the end of the second of its last line).
 
     extra_lib.sh's ``mark``/``newlogs`` cut them from a mark set before a group of cases (the
     group is the name's first three characters, ``m04``) with a pattern the README does not
@@ -229,7 +253,8 @@ def _extra_logs(cases: Sequence[Case]) -> List[Tuple[str, str, LogSpec]]:
         after = [c for c in cases if c.time <= stamp] or group
         found.append((path.name, after[-1].name,
                       LogSpec(daemon, mark=_EXTRA_MARKS.get(path.name, group[0].name),
-                              exclude=_MOM_NOISE, by_objects=True)))
+                              exclude=_MOM_NOISE, by_objects=True),
+                      stamp))
     return found
 
 
@@ -237,13 +262,14 @@ def build_plan(set_name: str) -> List[Union[Case, Step]]:
     """The set's cases in captured order, with the implied steps and log excerpts in place."""
     cases = load_set(set_name)
     before, logs = PLANS.get(set_name, ({}, []))
+    placed = [(name, after, spec, "") for name, after, spec in logs]
     if set_name == "extra":
-        logs = _extra_logs(cases)
+        placed = _extra_logs(cases)
     by_name = {case.name: case for case in cases}
     logs_after: Dict[str, List[Case]] = {}
-    for file_name, after, spec in logs:
+    for file_name, after, spec, stamp in placed:
         logs_after.setdefault(after, []).append(
-            log_case(set_name, file_name, spec, by_name[after]))
+            log_case(set_name, file_name, spec, by_name[after], stamp=stamp))
     plan: List[Union[Case, Step]] = []
     for case in cases:
         plan.extend(before.get(case.name, []))

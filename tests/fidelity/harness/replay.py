@@ -12,24 +12,25 @@ import time
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Union
+from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 from .cases import Case, LogSpec
 from .environment import FidelityEnv, Result
 from .jobids import JobMap
 from .normalize import Normalizer, mask
 from .plan import SKIPPABLE, Run, Step, Wait, build_plan
+from .retry import RETRY_SECONDS, STABLE_SECONDS, Reads, Timeline, read_until
 from .timingfree import timing_free
 
-RETRY_SECONDS = 15.0        # read-only commands: retry until they match, this long at most
-KNOWN_RETRY_SECONDS = 2.0   # ... for cases listed as known differences (expected to differ)
+KNOWN_RETRY_SECONDS = 2.0   # read cases listed as known differences: read again this long
 WAIT_CAP_SECONDS = 60.0
 WAIT_POLL_SECONDS = 1.0     # waitstate's "sleep 1" between polls
-STABLE_SECONDS = 4.0        # ... but stop once the output stopped changing this long
 
+# ps is left out: its answers (pids, the reading shell itself: extra k03a) change with every
+# read, so reading again until a bound passes would only wait.
 _READ_ONLY_WORDS = frozenset(
     "qstat tracejob qselect grep cat ls sed od echo head tail find sort wc for do done in"
-    " cd true timeout".split())
+    " cd true timeout cut uniq".split())
 _SEGMENT_SPLIT = re.compile(r"&&|\|\||[|;]|\$\(|\bdo\b|\bthen\b")
 _QMGR_READ = re.compile(r"-c\s+['\"]\s*(list|l|print|p)\b")
 _PBSNODES_WRITE = re.compile(r"(^|\s)-[a-zA-Z]*[oOrcCN]")
@@ -72,6 +73,8 @@ class Outcome:
     got: str = ""
     attempts: int = 0
     detail: str = ""
+    seconds: float = 0.0  # wall time of the case and of the steps placed before it
+    plateau: float = 0.0  # the longest time a retried output stayed the same, not matching
 
     def explain(self) -> str:
         """A failure message: what ran, what came back, the diff, and what to do."""
@@ -116,6 +119,7 @@ class Replayer:
         self.broken: Optional[str] = None
         self.jobs = JobMap()
         self.normalizer = Normalizer()
+        self.timeline = Timeline()
         self.marks: Dict[str, Dict[str, int]] = {}
         self._mark_names = {item.log.mark for item in self.plan
                             if isinstance(item, Case) and item.log is not None and item.log.mark}
@@ -127,11 +131,15 @@ class Replayer:
 
     def outcome(self, name: str) -> Outcome:
         """The outcome of case ``name``, replaying everything before it first."""
+        started = time.monotonic()
         while name not in self.outcomes and self.position < len(self.plan):
             item = self.plan[self.position]
             self.position += 1
             if isinstance(item, Case):
-                self.outcomes[item.name] = self._replay_case(item)
+                outcome = self._replay_case(item)
+                outcome.seconds = time.monotonic() - started
+                started = time.monotonic()
+                self.outcomes[item.name] = outcome
             else:
                 self._step(item)
         return self.outcomes[name]
@@ -228,33 +236,32 @@ class Replayer:
         except Exception:  # noqa: BLE001 - a harness failure is reported, not raised
             return Outcome(case, "error", detail=traceback.format_exc())
 
+    def _read_bounds(self, case: Case) -> Tuple[float, float, float]:
+        """(due, deadline, window) of a read-only case: harness/retry.py."""
+        now = time.monotonic()
+        if case.name in self.known:  # expected to differ: a short look only
+            return now, now + KNOWN_RETRY_SECONDS, STABLE_SECONDS
+        due = self.timeline.due(case.time, now)
+        return due, due + self.retry_seconds, self.timeline.window(case.time)
+
     def _replay_command(self, env: FidelityEnv, case: Case) -> Outcome:
         command = env.golden_to_local(self.jobs.to_fake_command(case.command),
                                       case.time[:10].replace("-", ""))
         expected = self.normalizer.golden(render(case.exit_code, case.stdout, case.stderr))
-        bound = KNOWN_RETRY_SECONDS if case.name in self.known else self.retry_seconds
-        retry = is_read_only(case.command)
-        deadline = time.monotonic() + bound
-        attempts = 0
-        pause = 0.2
-        last, stable_since = "", time.monotonic()
-        while True:
-            attempts += 1
-            result = env.run(case.user, case.cwd, command)
-            jobs, got = self._normalize_result(case, result)
-            now = time.monotonic()
-            if got != last:
-                last, stable_since = got, now
-            # Give up early once the output has stopped changing: the waits of plan.py cover
-            # the cases that need a job to move on, so an unchanging answer is the answer.
-            if (got == expected or not retry or now >= deadline
-                    or now - stable_since >= STABLE_SECONDS):
-                break
-            time.sleep(pause)
-            pause = min(pause * 2, 1.0)
-        self.jobs = jobs
-        return Outcome(case, "match" if got == expected else "differ", command, expected, got,
-                       attempts)
+        again = is_read_only(case.command)
+        if not again:
+            self.timeline.anchor(case.time, time.monotonic())
+        due, deadline, window = self._read_bounds(case)
+
+        def read() -> "Tuple[str, JobMap]":
+            jobs, got = self._normalize_result(case, env.run(case.user, case.cwd, command))
+            return got, jobs
+
+        reads: Reads[JobMap] = read_until(read, expected, again=again, due=due,
+                                          deadline=deadline, window=window)
+        self.jobs = reads.extra
+        return Outcome(case, "match" if reads.got == expected else "differ", command, expected,
+                       reads.got, reads.attempts, plateau=reads.plateau)
 
     def _normalize_result(self, case: Case, result: Result) -> "tuple[JobMap, str]":
         jobs = self.jobs.copy()
@@ -287,20 +294,17 @@ class Replayer:
         expected = mask(case.stdout)
         if spec.timing_free:
             expected = timing_free(expected)
-        deadline = time.monotonic() + (KNOWN_RETRY_SECONDS if case.name in self.known
-                                       else self.retry_seconds)
-        attempts = 0
-        while True:
-            attempts += 1
+        due, deadline, window = self._read_bounds(case)
+
+        def read() -> "Tuple[str, None]":
             got = mask(self._cut_log(env, case, spec))
-            if spec.timing_free:
-                got = timing_free(got)
-            if got == expected or time.monotonic() >= deadline:
-                break
-            time.sleep(0.5)
-        return Outcome(case, "match" if got == expected else "differ",
+            return (timing_free(got) if spec.timing_free else got), None
+
+        reads = read_until(read, expected, again=True, due=due, deadline=deadline,
+                           window=window)
+        return Outcome(case, "match" if reads.got == expected else "differ",
                        "<%s log of the fake, cut like %s>" % (spec.daemon, case.name),
-                       expected, got, attempts)
+                       expected, reads.got, reads.attempts, plateau=reads.plateau)
 
     def _cut_log(self, env: FidelityEnv, case: Case, spec: LogSpec) -> str:
         lines = self._log_lines(env, spec.daemon)
