@@ -112,7 +112,7 @@ def _parse_before(value: str) -> List[Dep]:
 
 def _delete(app: Any, job: Job, message: str) -> None:
     app.log.job(job["_id"], message)
-    app.acct.record("A", job["_id"], "")
+    app.acct.record("A", job["_id"], message)  # k14f: the A record carries the reason
     job["_deps"] = []
     lifecycle.to_history(app, job, st.SUB_FINISHED, ran=False)
 
