@@ -115,6 +115,11 @@ BUILTIN: Dict[str, ResourceDef] = _defs(
     ResourceDef("pcap_accelerator", LONG),
 )
 
+# Resources the server and queues total in ``resources_assigned`` for the jobs holding them
+# (ATR_DFLAG_RASSN in master_resc_def_all.xml); custom ones with flag ``q`` are totalled too.
+SERVER_ASSIGNED = frozenset(("mem", "ncpus", "naccelerators", "nodect", "mpiprocs", "vmem",
+                             "hpm", "accelerator_memory", "hbmem"))
+
 # What every fake cluster creates at start, as sites do (`create resource ngpus ...`).
 DEFAULT_CUSTOM: Dict[str, ResourceDef] = _defs(ResourceDef("ngpus", LONG, "nh"))
 
