@@ -39,6 +39,21 @@ KNOWN_DIFFERENCES: Dict[str, str] = {
     "i03d_qsub_V_held": ("qsub -V works in the fake (upstream #2602 fixed)"),
     "i05z_ls_and_cat": ("ls -la prints file dates and directory sizes of this machine"),
     "i05v_undelivered_ls": ("ls -la prints file dates of this machine"),
+    # The capture server had run jobs 0-322 before the extra set (its README): listings of the
+    # whole history count or show them, a replay's cluster starts at 323.
+    "k07f_qselect_x_s_F": ("total=391 counts the capture server's finished jobs 0-322 too "
+                           "(history before the set)"),
+    "k08e_qstat_H_tail": ("qstat -H | head shows the capture server's jobs 0-2 (history "
+                          "before the set)"),
+    "k08q_qstat_B_f_dsv": ("total_jobs=402 counts the capture server's jobs 0-322 (history "
+                           "before the set)"),
+    "k14g_accounting_record_types": ("the day's accounting file of the capture server also "
+                                     "holds the records of jobs 0-322 (history before the "
+                                     "set)"),
+    "k14b_accounting_rerun_then_deleted": (
+        "23.06.06 writes uninitialised bytes as the body of a job's first suspend (z) "
+        "record when no usage has been reported yet (w\\xcb+\\xfbU); the fake writes the "
+        "empty usage"),
 }
 
 
@@ -52,4 +67,16 @@ OPEN_GAPS: Dict[str, str] = {
         "second, the pbs pace's 1 s E phase puts it in the next one, so tracejob sorts "
         "'Exit_status=3 ...' after the mom's 'no active tasks' instead of after 'Obit "
         "received'"),
+    # tracejob orders the lines of one second by message (tracelog.py): which second a line
+    # falls in decides its place, so these depend on the replay's sub-second timing.
+    "k11_tracejob_n2": (
+        "open gap (timing): j06's qsub (20:59:41.97) and qrls (42.37) fell in two seconds; a "
+        "replay that runs them in one second sorts the run lines before 'enqueuing'; and the "
+        "Exit_status line falls a second late as in h01"),
+    "k11a_tracejob_n2_as_user": ("open gap (timing): as k11_tracejob_n2"),
+    "k11b_tracejob_short_id": ("open gap (timing): as k11_tracejob_n2"),
+    "k11c_tracejob_array": (
+        "open gap: PBS's mom logs 'SID is:' again at its first poll 10 s into the job and "
+        "'no active tasks' twice at the end; the fake's mom does not (and the timing of "
+        "k11_tracejob_n2)"),
 }

@@ -172,28 +172,32 @@ RELEASE_LOGS: List[Tuple[str, str, LogSpec]] = [
 _I05_DIRS = ("a_default b_oe_paths c_join_oe d_keep_oe e_o_dir/outdir f_join_eo g_rel"
              " h_keep_oe_join")
 EXTRA_BEFORE: Dict[str, List[Step]] = {
+    "i05a_qsub_default": [
+        Run("pbsuser", "mkdir -p %s && cp both.sh i05/" % " ".join(
+            "i05/" + d for d in _I05_DIRS.split()), "", "the i05 tree (see i05z's listing)")],
+    # k01c's qstat lists only the k00 jobs: the held, waiting and never-runnable jobs that
+    # sections i and j left (327, 329, 341[], 351-370) were gone by 21:00:28.
+    "k00_qsub_trap1": [
+        Run("root", "qdel $(qselect -u pbsuser) 2>/dev/null", "",
+            "clean-up before section k (k01c lists only 382-385)")],
+    # 21:00:32 -> 21:01:02: k03's trap jobs start at once (k03a, k03d R), k06a lists none of
+    # 382-385, and 386.vm (not captured) is finished by k07f.
+    "k03_qsub_trapA": [
+        Run("root", "qdel 382.vm 383.vm 384.vm 385.vm", "",
+            "clean-up before k03 (k03a: the trap jobs run at once; k06a lists none of them)"),
+        Run("pbsuser", "qsub -h hello.sh", "386.vm\n", "386.vm (not captured; F in k07f)"),
+        Run("pbsuser", "qdel 386.vm", "", "386.vm is finished by k07f"),
+        Wait("382.vm", "F", 60, "the trap jobs' cpus are free before k03 (k03a)"),
+        Wait("383.vm", "F", 60, "the trap jobs' cpus are free before k03 (k03a)")],
+}
+
+# Later in section k (kept apart from the clean-ups above, which another change also writes).
+EXTRA_BEFORE.update({
     # The extra capture's server listed root in acl_roots (k08q: qstat -B -f shows it; set
     # here, after root's first case, so that a replay without root is not cut short).
     "k08q_qstat_B_f_dsv": [
         Run("root", "qmgr -c 'set server acl_roots = root'", "",
             "the capture server's acl_roots (k08q)")],
-    "i05a_qsub_default": [
-        Run("pbsuser", "mkdir -p %s && cp both.sh i05/" % " ".join(
-            "i05/" + d for d in _I05_DIRS.split()), "", "the i05 tree (see i05z's listing)")],
-    # Section k starts on an empty server: k01c lists only k00's jobs, so the jobs the i and j
-    # sections left waiting (held, W, never-run ones) were deleted in the 7 s before k00.
-    "k00_qsub_trap1": [
-        Run("pbsuser", "qdel $(qselect -s HQW) 2>/dev/null", "",
-            "clean-up before section k (k01c shows none of the j section's waiting jobs)")],
-    # k03 starts on a free node (387 and 388 run at once, k03d) and k07f lists 382-388 as
-    # finished: k00's jobs were deleted in the 30 s after k02f, and a job 386 that no case
-    # shows was submitted (k07n counts 73 pbsuser jobs, 323-395) and had ended by k07.
-    "k03_qsub_trapA": [
-        Run("pbsuser", "qdel 382.vm 383.vm 384.vm 385.vm", "", "clean-up after k02f"),
-        Run("pbsuser", "qsub -h hello.sh", "386.vm\n", "386.vm (in k07f's list; no case)"),
-        Run("pbsuser", "qdel 386.vm", "", "386.vm had finished by k07f"),
-        Wait("382.vm", "F", 60, "the node is free when k03 submits"),
-        Wait("383.vm", "F", 60, "the node is free when k03 submits")],
     # k14b/k14c: root deleted 389 and 390 at 21:02:24 (D requestor=root@vm, E 6 s later with
     # Exit_status 271), and k12's array runs two subjobs at once: 393 and 394 went too.
     "k12_qsub_array": [
@@ -202,7 +206,7 @@ EXTRA_BEFORE: Dict[str, List[Step]] = {
         Wait("389.vm", "F", 60, "k12a: the array's first subjobs run at once"),
         Wait("390.vm", "F", 60, "k12a: the array's first subjobs run at once"),
         Wait("393.vm", "F", 60, "k12a: the array's first subjobs run at once")],
-}
+})
 
 PLANS: Dict[str, Tuple[Dict[str, List[Step]], List[Tuple[str, str, LogSpec]]]] = {
     "release": (RELEASE_BEFORE, RELEASE_LOGS),
