@@ -51,9 +51,9 @@ KNOWN_DIFFERENCES: Dict[str, str] = {
                                      "holds the records of jobs 0-322 (history before the "
                                      "set)"),
     "k14b_accounting_rerun_then_deleted": (
-        "23.06.06 writes uninitialised bytes as the body of a job's first suspend (z) "
-        "record when no usage has been reported yet (w\\xcb+\\xfbU); the fake writes the "
-        "empty usage"),
+        "23.06.06 wrote uninitialised bytes (w\\xcb+\\xfbU) as the body of the job's first "
+        "suspend (z) record, 1 s into the run; the fake writes the job's usage as in the "
+        "later z records"),
 }
 
 

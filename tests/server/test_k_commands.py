@@ -6,6 +6,8 @@ array's subjob ids), k14 (accounting records), k08p/k10 (queue ``resources_assig
 import re
 from typing import List
 
+from fake_pbs.model import states as st
+from fake_pbs.server.handlers.status import _state_selected
 from fake_pbs.testing import FakeCluster
 
 
@@ -97,3 +99,32 @@ def test_queue_keeps_assigned_resources_at_zero(fake_pbs: FakeCluster) -> None:
     assert queue["resources_assigned.ncpus"] == "0"
     server = dict(fake_pbs.call("statsvr")["attrs"])
     assert server["resources_assigned.mpiprocs"] == "0"
+
+
+def test_state_selection_of_suspended_jobs() -> None:
+    """req_select.c: a suspended job is R inside PBS: qstat -r ("RS") leaves it out (k08h),
+    qselect -s S finds it (k07e), a list that names R after another state finds it too."""
+    assert not _state_selected(st.SUSPENDED, "RS")
+    assert not _state_selected(st.SUSPENDED, "R")
+    assert _state_selected(st.SUSPENDED, "S")
+    assert _state_selected(st.SUSPENDED, "SQ")
+    assert _state_selected(st.SUSPENDED, "QR")
+    assert not _state_selected(st.SUSPENDED, "QH")
+    assert _state_selected(st.RUNNING, "RS") and _state_selected(st.QUEUED, "QH")
+    assert not _state_selected(st.QUEUED, "RS")
+
+
+def test_resume_sets_a_run_comment(fake_pbs: FakeCluster) -> None:
+    """req_signal.c: a resumed job's comment is ``Job run at ... on <exec_vnode>`` again
+    (k08k: 390.vm resumed after k06's preemption; k03t)."""
+    jobid = fake_pbs.qsub("sleep 30")
+    attrs = fake_pbs.wait(jobid, "R", started=True)
+    assert fake_pbs.run(["qsig", "-s", "suspend", jobid]).returncode == 0
+    fake_pbs.wait(jobid, "S")
+    fake_pbs.call("alterjob", id=jobid, attrs={"comment": "changed"})
+    assert fake_pbs.job(jobid)["comment"] == "changed"
+    assert fake_pbs.run(["qsig", "-s", "resume", jobid]).returncode == 0
+    attrs = fake_pbs.wait(jobid, "R")
+    assert attrs["comment"].startswith("Job run at ") and attrs["comment"].endswith(
+        " on %s" % attrs["exec_vnode"]), attrs["comment"]
+    fake_pbs.run(["qdel", "-W", "force", jobid])
