@@ -77,6 +77,7 @@ OPEN_GAPS: Dict[str, str] = {
     "k11b_tracejob_short_id": ("open gap (timing): as k11_tracejob_n2"),
     "k11c_tracejob_array": (
         "open gap: PBS's mom logs 'SID is:' again at its first poll 10 s into the job and "
-        "'no active tasks' twice at the end; the fake's mom does not (and the timing of "
-        "k11_tracejob_n2)"),
+        "'no active tasks' twice at the end; PBS's server logs the subjob's 'enqueuing into "
+        "workq, state Q hop 1' when it runs, its scheduler 'Considering job to run' under the "
+        "parent's id; and the timing of k11_tracejob_n2"),
 }
