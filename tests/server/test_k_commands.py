@@ -7,7 +7,7 @@ import re
 from typing import List
 
 from fake_pbs.model import states as st
-from fake_pbs.server.handlers.status import _state_selected
+from fake_pbs.model.stateselect import state_selected as _state_selected
 from fake_pbs.testing import FakeCluster
 
 
@@ -128,3 +128,13 @@ def test_resume_sets_a_run_comment(fake_pbs: FakeCluster) -> None:
     assert attrs["comment"].startswith("Job run at ") and attrs["comment"].endswith(
         " on %s" % attrs["exec_vnode"]), attrs["comment"]
     fake_pbs.run(["qdel", "-W", "force", jobid])
+
+
+def test_qstat_r_leaves_suspended_jobs_out() -> None:
+    """k08h: qstat -r's selection ("RS") applied by the command to the status list."""
+    from fake_pbs.cli.qstat import select
+
+    jobs = [{"id": "%d.vm" % n, "attrs": [["job_state", letter]]}
+            for n, letter in enumerate("RSQ")]
+    assert [j["id"] for j in select(jobs, [("state", "RS")])] == ["0.vm"]
+    assert [j["id"] for j in select(jobs, [("state", "EHQTW")])] == ["2.vm"]

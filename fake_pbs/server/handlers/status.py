@@ -7,6 +7,7 @@ from fake_pbs.model import attrs as order
 from fake_pbs.model import job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_HISTJOBID, PBSE_IVALREQ, PBSE_PERM, PBSE_UNKJOBID,
                                    PBSE_UNKNODE, PBSE_UNKQUE, PbsError)
+from fake_pbs.model.stateselect import state_selected
 from fake_pbs.server import assigned, jobids
 from fake_pbs.server.defaults import mem_bytes
 from fake_pbs.server.handlers.common import caller_level, is_owner, is_true
@@ -173,20 +174,11 @@ def _number(value: str) -> Optional[float]:
         return None
 
 
-def _state_selected(letter: str, wanted: str) -> bool:
-    """req_select.c: a suspended job is R inside the server (S is its substate): a list of
-    states that holds R selects it unless the list starts with R (qstat -r asks for "RS" and
-    lists no suspended job, k08h), and a list that starts with S always does (k07e)."""
-    if letter != st.SUSPENDED:
-        return letter in wanted
-    return ("R" in wanted and not wanted.startswith("R")) or wanted.startswith("S")
-
-
 def _compare(actual: Optional[str], op: str, wanted: str, name: str) -> bool:
     if actual is None:
         return op == "ne"
     if name == "job_state" and op in ("eq", "ne"):
-        inside = _state_selected(actual, wanted)
+        inside = state_selected(actual, wanted)
         return inside if op == "eq" else not inside
     if name == "Job_Owner" and "@" not in wanted:
         actual = actual.split("@")[0]
