@@ -170,9 +170,6 @@ def suspend(app: ServerApp, job: Job, suspend: bool) -> None:
         vnodes.assign(app.state.nodes, job["_id"], exec_vnode)
         set_state(job, st.RUNNING, st.SUB_RUNNING)
         app.acct.record("r", job["_id"], "")
-        # req_signal.c: a resumed job's comment is a run comment again, whoever resumed it
-        # (k08k: 390.vm, preempted by k06's qrun and resumed, shows "Job run at ...")
-        job["comment"] = run_comment(app.now(), exec_vnode)
     for name in {c[0] for c in vnodes.parse_exec_vnode(exec_vnode)}:
         app.state.save_node(name)
     touch(app, job)

@@ -114,22 +114,6 @@ def test_state_selection_of_suspended_jobs() -> None:
     assert not _state_selected(st.QUEUED, "RS")
 
 
-def test_resume_sets_a_run_comment(fake_pbs: FakeCluster) -> None:
-    """req_signal.c: a resumed job's comment is ``Job run at ... on <exec_vnode>`` again
-    (k08k: 390.vm resumed after k06's preemption; k03t)."""
-    jobid = fake_pbs.qsub("sleep 30")
-    attrs = fake_pbs.wait(jobid, "R", started=True)
-    assert fake_pbs.run(["qsig", "-s", "suspend", jobid]).returncode == 0
-    fake_pbs.wait(jobid, "S")
-    fake_pbs.call("alterjob", id=jobid, attrs={"comment": "changed"})
-    assert fake_pbs.job(jobid)["comment"] == "changed"
-    assert fake_pbs.run(["qsig", "-s", "resume", jobid]).returncode == 0
-    attrs = fake_pbs.wait(jobid, "R")
-    assert attrs["comment"].startswith("Job run at ") and attrs["comment"].endswith(
-        " on %s" % attrs["exec_vnode"]), attrs["comment"]
-    fake_pbs.run(["qdel", "-W", "force", jobid])
-
-
 def test_qstat_r_leaves_suspended_jobs_out() -> None:
     """k08h: qstat -r's selection ("RS") applied by the command to the status list."""
     from fake_pbs.cli.qstat import select
