@@ -52,8 +52,8 @@ KNOWN_DIFFERENCES: Dict[str, str] = {
                                      "set)"),
     "k14b_accounting_rerun_then_deleted": (
         "23.06.06 wrote uninitialised bytes (w\\xcb+\\xfbU) as the body of the job's first "
-        "suspend (z) record, 1 s into the run; the fake writes the job's usage as in the "
-        "later z records"),
+        "suspend (z) record, 1 s into the run, before any usage report: no replay can write "
+        "them (the fake writes the usage it has; see FINDINGS for the second z record)"),
 }
 
 
