@@ -125,15 +125,21 @@ class BenchCluster:
         return int(data["reaped"]), float(data["cpu"])
 
     def daemons_cpu(self) -> Dict[str, float]:
-        """CPU seconds so far of the server and of the moms, each mom with its live children
-        (the shepherd launcher) and everything they reaped (user + system)."""
+        """CPU seconds so far of the server, of the moms, each mom with its live children
+        (the shepherd launcher), and of the command runner (the commands it forked), each
+        with everything they reaped (user + system)."""
         with open(str(paths.run_dir(self.home) / "daemons.json"), "r") as handle:
             pids = json.load(handle)
         spent: Dict[str, float] = {}
         for key, pid in pids.items():
-            kind = "server" if key == "server" else "mom"
+            kind = key if key in ("server", "runner") else "mom"
             spent[kind] = spent.get(kind, 0.0) + _tree_cpu(int(pid))
         return spent
+
+    def runner_pid(self) -> int:
+        """The command runner's pid (0: none), whose children run the commands' work."""
+        with open(str(paths.run_dir(self.home) / "daemons.json"), "r") as handle:
+            return int(json.load(handle).get("runner", 0))
 
     def drop_channel(self) -> None:
         """Forget this cluster's own connection (after its server was stopped)."""

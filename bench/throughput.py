@@ -12,6 +12,8 @@ Besides wall time each run prints the CPU per job of every kind of process (user
 from ``wait4`` and ``/proc``; meaningful on a loaded machine, where wall time is not):
 
 * ``qsub`` / ``qstat``: the command processes (interpreter start included), each ``wait4``-ed;
+  with the command runner (fake_pbs/runner.py) that is the sh wrapper and the C client only;
+* ``runner``: the command runner and the children it forked to run the commands;
 * ``executor``: the benchmark process itself (psij, the executor, its poll thread);
 * ``server``, ``mom`` (with its shepherd launcher), ``jobs`` (each job's shepherd and job
   shell, reaped by :mod:`bench._reaper`).
@@ -130,7 +132,7 @@ class Breakdown:
         if own not in commands:
             parts.append((own, _self_cpu() - self.own))
         parts += [(kind, daemons.get(kind, 0.0) - self.daemons.get(kind, 0.0))
-                  for kind in ("server", "mom")]
+                  for kind in ("runner", "server", "mom")]
         parts.append(("jobs", jobs_cpu - self.jobs[1]))
         total = sum(cpu for _, cpu in parts)
         words = ["%s %.2f" % (name, cpu * 1000 / count) for name, cpu in parts]

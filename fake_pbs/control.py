@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from fake_pbs import crashpoints, paths, protocol
+from fake_pbs import crashpoints, paths, protocol, runclient, runner
 from fake_pbs.pace import PACES
 from fake_pbs.server import config as cluster_config
 
@@ -86,7 +86,7 @@ def _alive(pid: int, home: Path) -> bool:
 
 
 def _daemon_key(kind: str, host: str = "") -> str:
-    return "server" if kind == "server" else "mom:" + host
+    return kind if kind in ("server", "runner") else "mom:" + host
 
 
 # -- liveness ----------------------------------------------------------------------------------
@@ -96,6 +96,22 @@ def server_answers(home: Path, timeout: float = 2.0) -> bool:
 
 def mom_answers(home: Path, host: str, timeout: float = 2.0) -> bool:
     return protocol.answers(paths.mom_socket(home, host), "status", timeout)
+
+
+def runner_answers(home: Path) -> bool:
+    """The command runner accepts connections (an empty one: its child reads no request and
+    exits)."""
+    import socket
+
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        probe.settimeout(1.0)
+        probe.connect(runner.socket_path(str(home)))
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
 
 
 # -- start -------------------------------------------------------------------------------------
@@ -172,7 +188,7 @@ def _check_parents(path: Path, uid: int) -> None:
                                % (path, folder, stat.S_IMODE(info.st_mode)))
 
 
-def _spawn(home: Path, args: List[str], log_name: str) -> int:
+def _spawn(home: Path, args: List[str], log_name: str, flags: Optional[List[str]] = None) -> int:
     env = dict(os.environ)
     env["FAKE_PBS_HOME"] = str(home)
     package_root = str(Path(__file__).resolve().parent.parent)
@@ -183,7 +199,7 @@ def _spawn(home: Path, args: List[str], log_name: str) -> int:
     out = os.fdopen(os.open(str(logs / log_name),
                             os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o640), "ab")
     try:
-        proc = subprocess.Popen([sys.executable, "-m"] + args, cwd="/", env=env,
+        proc = subprocess.Popen([sys.executable] + (flags or []) + ["-m"] + args, cwd="/", env=env,
                                 stdin=subprocess.DEVNULL, stdout=out, stderr=out,
                                 start_new_session=True, close_fds=True)
     finally:
@@ -267,6 +283,7 @@ def _start_locked(home: Path, server_name: Optional[str],
         if not mom_answers(home, name, 0.5) and not _alive(pids.get(key, 0), home):
             pids[key] = _spawn(home, ["fake_pbs.mom", "--home", str(home), "--host", name],
                                "mom-%s.out" % name)
+    _start_runner(home, pids)
     _write_pids(home, pids)
     _wait_until(lambda: server_answers(home), "the server", home, pids.get("server", 0),
                 "server.out")
@@ -274,7 +291,29 @@ def _start_locked(home: Path, server_name: Optional[str],
         name = str(host["name"])
         _wait_until(lambda: mom_answers(home, name), "mom %s" % name, home,
                     pids.get(_daemon_key("mom", name), 0), "mom-%s.out" % name)
+    _wait_for_runner(home, pids.get("runner", 0))
     return pids
+
+
+def _start_runner(home: Path, pids: Dict[str, int]) -> None:
+    """Build the commands' client and start the command runner (fake_pbs/runner.py) unless
+    it runs.  Both are a fast path only: a command without them starts Python itself."""
+    runclient.build(home)
+    if _alive(pids.get("runner", 0), home) and runner_answers(home):
+        return
+    # -S: no `site`, as the commands run; a smaller process is also cheaper to fork.
+    pids["runner"] = _spawn(home, ["fake_pbs.runner", "--home", str(home)], "runner.out",
+                            ["-S"])
+
+
+def _wait_for_runner(home: Path, pid: int) -> None:
+    """Wait (bounded) until the runner listens; a runner that does not come up leaves the
+    commands on the Python path, and the start does not fail for it."""
+    deadline = time.monotonic() + _WAIT_SECONDS
+    while time.monotonic() < deadline and pid and not _gone(pid, home):
+        if runner_answers(home):
+            return
+        time.sleep(_POLL)
 
 
 def _wait_until(check: Any, what: str, home: Path, pid: int, log_name: str) -> None:
@@ -409,6 +448,12 @@ def stop(home: Path, now: bool = False) -> None:
             for pid in moms:
                 _terminate(pid, signal.SIGKILL, home)
             _wait_exit(moms, 5.0, home)
+        # The runner lets the commands it runs end (bounded: runner.STOP_SECONDS), then exits.
+        command_runner = pids.get("runner", 0)
+        _terminate(command_runner, signal.SIGKILL if now else signal.SIGTERM, home)
+        if not _wait_exit([command_runner], runner.STOP_SECONDS + 5, home):
+            _terminate(command_runner, signal.SIGKILL, home)
+            _wait_exit([command_runner], 5.0, home)
         _write_pids(home, {})
 
 
@@ -482,6 +527,7 @@ def status(home: Path) -> Dict[str, Any]:
     report["moms"] = {str(h["name"]): {"pid": pids.get(_daemon_key("mom", str(h["name"])), 0),
                                        "answers": mom_answers(home, str(h["name"]), 1.0)}
                       for h in config["hosts"]}
+    report["runner"] = {"pid": pids.get("runner", 0), "answers": runner_answers(home)}
     return report
 
 

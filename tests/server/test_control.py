@@ -134,7 +134,7 @@ def test_concurrent_autostart_starts_one_cluster(home: Path) -> None:
         thread.join(90)
     assert [r.returncode for r in results] == [0] * 6, [r.stderr for r in results]
     pids = control._read_pids(home)
-    assert sorted(pids) == ["mom:node1", "mom:node2", "server"]
+    assert sorted(pids) == ["mom:node1", "mom:node2", "runner", "server"]
 
 
 def test_two_clusters_side_by_side(home: Path) -> None:

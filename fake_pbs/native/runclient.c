@@ -1,0 +1,254 @@
+/*
+ * runclient: the fast path of fake_pbs's PBS commands (fake_pbs/runner.py).
+ *
+ *     runclient PYTHON WRAPPER [ARG]...
+ *
+ * fake_pbs/bin/fake-pbs execs this as `runclient "$py" "$0" "$@"`.  It hands the command to the
+ * cluster's runner (`fake-pbs start` compiles in the runner's socket as RUNNER_SOCKET, and as
+ * RUNNER_WRAPPER the wrapper of the tree the runner runs: another checkout's commands, whose
+ * code may differ, take the Python path):
+ * its stdin, stdout, stderr and working directory as descriptors, its umask, argv and
+ * environment; it forwards SIGINT, SIGTERM and SIGHUP to the command, and exits with the
+ * command's status or dies of its signal.  Whenever the runner cannot take the command before
+ * it starts (no runner, a stale socket, refused, busy, a command that may need a terminal) it
+ * execs `PYTHON -S WRAPPER ARG...`, today's path: the fast path never makes a command fail.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#if !defined(RUNNER_SOCKET) || !defined(RUNNER_WRAPPER)
+#error "build with -DRUNNER_SOCKET=\"<run dir>/runner.sock\" -DRUNNER_WRAPPER=\"<bin>/fake-pbs\""
+#endif
+
+#define MAX_REQUEST (8u << 20) /* fake_pbs/runner.py's */
+
+extern char **environ;
+
+static const char *const commands[] = {
+    "pbsnodes", "qalter", "qdel", "qhold", "qmgr", "qmove", "qrerun", "qrls", "qrun",
+    "qselect", "qsig", "qstat", "qsub", "tracejob", NULL};
+
+static char **fallback_argv;
+static volatile sig_atomic_t command_pid;
+
+/* Today's path: the Python wrapper itself. */
+static void fallback(void)
+{
+    execv(fallback_argv[0], fallback_argv);
+    fprintf(stderr, "%s: cannot start %s: %s\n", fallback_argv[2], fallback_argv[0],
+            strerror(errno));
+    _exit(127);
+}
+
+static int known_command(const char *name)
+{
+    for (int i = 0; commands[i]; i++)
+        if (strcmp(name, commands[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* qsub -I (or -W interactive=..., -X) wants a controlling terminal, which the runner's
+ * child has not: any option word that may ask for one takes the Python path. */
+static int may_need_terminal(const char *name, int argc, char **argv)
+{
+    if (strcmp(name, "qsub") != 0)
+        return 0;
+    for (int i = 0; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            break;
+        if (argv[i][0] == '-' && (strchr(argv[i], 'I') || strchr(argv[i], 'X')))
+            return 1;
+        if (strstr(argv[i], "nteractive"))
+            return 1;
+    }
+    return 0;
+}
+
+static int put(char **buf, size_t *len, size_t *cap, const void *data, size_t size)
+{
+    if (*len + size > *cap) {
+        size_t want = (*cap ? *cap : 4096);
+        while (want < *len + size)
+            want *= 2;
+        char *grown = realloc(*buf, want);
+        if (!grown)
+            return -1;
+        *buf = grown;
+        *cap = want;
+    }
+    memcpy(*buf + *len, data, size);
+    *len += size;
+    return 0;
+}
+
+static void forward(int sig)
+{
+    if (command_pid > 0)
+        kill((pid_t)command_pid, sig);
+}
+
+/* Read exactly size bytes; 0 on success, -1 on EOF or error (EINTR is retried). */
+static int read_exact(int fd, void *data, size_t size)
+{
+    char *at = data;
+    while (size > 0) {
+        ssize_t got = read(fd, at, size);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            return -1;
+        at += got;
+        size -= (size_t)got;
+    }
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: runclient PYTHON WRAPPER [ARG]...\n");
+        return 2;
+    }
+    /* PYTHON -S WRAPPER ARG...: argv shifted by one, with -S put in. */
+    fallback_argv = calloc((size_t)argc + 1, sizeof(char *));
+    if (!fallback_argv)
+        return 127;
+    fallback_argv[0] = argv[1];
+    fallback_argv[1] = "-S";
+    for (int i = 2; i < argc; i++)
+        fallback_argv[i] = argv[i];
+
+    const char *name = strrchr(argv[2], '/');
+    name = name ? name + 1 : argv[2];
+    if (!known_command(name) || may_need_terminal(name, argc - 3, argv + 3))
+        fallback();
+    /* A closed standard descriptor would be taken by the socket below and passed on as the
+     * stream: Python sees it closed (sys.stdout None), so must the command. */
+    for (int fd = 0; fd < 3; fd++)
+        if (fcntl(fd, F_GETFD) < 0)
+            fallback();
+    char *wrapper = realpath(argv[2], NULL);
+    if (!wrapper || strcmp(wrapper, RUNNER_WRAPPER) != 0)
+        fallback();
+    free(wrapper);
+
+    int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un addr;
+    memset(&addr, 0, sizeof addr);
+    addr.sun_family = AF_UNIX;
+    if (sizeof(RUNNER_SOCKET) > sizeof addr.sun_path || sock < 0)
+        fallback();
+    memcpy(addr.sun_path, RUNNER_SOCKET, sizeof(RUNNER_SOCKET));
+    if (connect(sock, (struct sockaddr *)&addr, sizeof addr) != 0)
+        fallback();
+    int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (cwd < 0)
+        fallback();
+
+    /* The request: header, umask, argc, argv (as the wrapper was started), environment. */
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    mode_t mask = umask(0);
+    umask(mask);
+    uint32_t fields[2] = {(uint32_t)mask, (uint32_t)(argc - 2)};
+    int bad = put(&buf, &len, &cap, "FPR1\0\0\0\0", 8) || put(&buf, &len, &cap, fields, 8);
+    for (int i = 2; i < argc && !bad; i++)
+        bad = put(&buf, &len, &cap, argv[i], strlen(argv[i]) + 1);
+    for (char **env = environ; *env && !bad; env++) {
+        const char *eq = strchr(*env, '=');
+        if (eq && eq != *env) /* as Python's os.environ, which skips the others */
+            bad = put(&buf, &len, &cap, *env, strlen(*env) + 1);
+    }
+    if (bad || len - 8 > MAX_REQUEST)
+        fallback(); /* the runner would refuse it (runner.MAX_REQUEST) */
+    uint32_t body = (uint32_t)(len - 8);
+    memcpy(buf + 4, &body, 4);
+
+    int fds[4] = {0, 1, 2, cwd};
+    union {
+        char space[CMSG_SPACE(sizeof fds)];
+        struct cmsghdr align;
+    } control;
+    memset(&control, 0, sizeof control);
+    struct iovec iov = {buf, len};
+    struct msghdr msg = {0};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.space;
+    msg.msg_controllen = sizeof control.space;
+    struct cmsghdr *cmsg = CMSG_FIRSTHDR(&msg);
+    cmsg->cmsg_level = SOL_SOCKET;
+    cmsg->cmsg_type = SCM_RIGHTS;
+    cmsg->cmsg_len = CMSG_LEN(sizeof fds);
+    memcpy(CMSG_DATA(cmsg), fds, sizeof fds);
+    ssize_t sent;
+    do
+        sent = sendmsg(sock, &msg, MSG_NOSIGNAL);
+    while (sent < 0 && errno == EINTR);
+    if (sent <= 0)
+        fallback(); /* nothing reached the runner */
+    close(cwd);
+
+    /* Forward the signals a user or a batch system sends a command, from now on. */
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = forward;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, NULL);
+    sigaction(SIGTERM, &action, NULL);
+    sigaction(SIGHUP, &action, NULL);
+
+    /* The rest of the request, while the runner answers: a full socket must not block us
+     * before the runner has forked the child that reads it. */
+    size_t done = (size_t)sent;
+    char kind;
+    uint32_t pid;
+    int started = 0;
+    while (done < len) {
+        ssize_t more = send(sock, buf + done, len - done, MSG_NOSIGNAL);
+        if (more < 0 && errno == EINTR)
+            continue;
+        if (more <= 0)
+            break;
+        done += (size_t)more;
+    }
+    if (read_exact(sock, &kind, 1) != 0 || kind != 'P')
+        fallback(); /* refused (X), busy (B) or gone: the command did not start */
+    if (read_exact(sock, &pid, 4) == 0) {
+        command_pid = (sig_atomic_t)pid;
+        started = 1;
+    }
+    int32_t status;
+    if (!started || read_exact(sock, &kind, 1) != 0 || kind != 'S' ||
+        read_exact(sock, &status, 4) != 0) {
+        fprintf(stderr, "%s: the fake cluster's command runner stopped during the command\n",
+                name);
+        return 1;
+    }
+    command_pid = 0;
+    if (WIFEXITED(status))
+        return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        signal(sig, SIG_DFL);
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, sig);
+        sigprocmask(SIG_UNBLOCK, &set, NULL);
+        raise(sig);
+        return 128 + sig;
+    }
+    return 1;
+}
