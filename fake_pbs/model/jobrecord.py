@@ -52,4 +52,10 @@ PRIVATE_FIELDS = {
                                  "only ``admin-resume`` resumes it"),
     "_discard_rerun": ("bool", "``qrerun -W force`` discarded the run: its end is the mom's "
                                "discard answer, logged without an obit line"),
+    # -- array parents (server/lifecycle.py) --------------------------------------------------
+    "_sub_exit": ("str", "an array parent's Exit_status to be, from the last subjob that ended "
+                         "(update_sj_parent: 1 positive, 2 negative, 0)"),
+    # -- not a job field: queue and server records (server/assigned.py) ---------------------
+    "_assigned": ("str", "a queue's or the server's resources_assigned names, comma-separated: "
+                         "once totalled, shown at 0 when nothing holds them"),
 }

@@ -82,6 +82,21 @@ KNOWN_DIFFERENCES: Dict[str, str] = {
         "(docs/differences.md), where PBS's `-bash` reads it from its standard input"),
     "j03d_cat_subjob_outputs": ("ls -la prints file dates of this machine (the subjobs' "
                                 "output files and their contents match)"),
+    # The capture server had run jobs 0-322 before the extra set (its README): listings of the
+    # whole history count or show them, a replay's cluster starts at 323.
+    "k07f_qselect_x_s_F": ("total=391 counts the capture server's finished jobs 0-322 too "
+                           "(history before the set)"),
+    "k08e_qstat_H_tail": ("qstat -H | head shows the capture server's jobs 0-2 (history "
+                          "before the set)"),
+    "k08q_qstat_B_f_dsv": ("total_jobs=402 counts the capture server's jobs 0-322 (history "
+                           "before the set)"),
+    "k14g_accounting_record_types": ("the day's accounting file of the capture server also "
+                                     "holds the records of jobs 0-322 (history before the "
+                                     "set)"),
+    "k14b_accounting_rerun_then_deleted": (
+        "23.06.06 wrote uninitialised bytes (w\\xcb+\\xfbU) as the body of the job's first "
+        "suspend (z) record, 1 s into the run, before any usage report: no replay can write "
+        "them (the fake writes the usage it has; see FINDINGS for the second z record)"),
 }
 
 
@@ -95,4 +110,17 @@ OPEN_GAPS: Dict[str, str] = {
         "second, the pbs pace's 1 s E phase puts it in the next one, so tracejob sorts "
         "'Exit_status=3 ...' after the mom's 'no active tasks' instead of after 'Obit "
         "received'"),
+    # tracejob orders the lines of one second by message (tracelog.py): which second a line
+    # falls in decides its place, so these depend on the replay's sub-second timing.
+    "k11_tracejob_n2": (
+        "open gap (timing): j06's qsub (20:59:41.97) and qrls (42.37) fell in two seconds; a "
+        "replay that runs them in one second sorts the run lines before 'enqueuing'; and the "
+        "Exit_status line falls a second late as in h01"),
+    "k11a_tracejob_n2_as_user": ("open gap (timing): as k11_tracejob_n2"),
+    "k11b_tracejob_short_id": ("open gap (timing): as k11_tracejob_n2"),
+    "k11c_tracejob_array": (
+        "open gap: PBS's mom logs 'SID is:' again at its first poll 10 s into the job and "
+        "'no active tasks' twice at the end; PBS's server logs the subjob's 'enqueuing into "
+        "workq, state Q hop 1' when it runs, its scheduler 'Considering job to run' under the "
+        "parent's id; and the timing of k11_tracejob_n2"),
 }

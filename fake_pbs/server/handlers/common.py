@@ -27,9 +27,18 @@ def job_id_arg(ctx: Context, request: Dict[str, Any]) -> str:
 
 
 def find_job(ctx: Context, request: Dict[str, Any], history: bool = False) -> Job:
-    """The job named by ``request["id"]``; 15001 if unknown, 15139 if finished and not wanted."""
-    job = ctx.app.state.jobs.get(job_id_arg(ctx, request))
+    """The job named by ``request["id"]``; 15001 if unknown, 15139 if finished and not wanted.
+
+    A subjob id is looked up through its array parent first, as chk_job_request does: when
+    the parent is over, any index is "Job has finished", in range or not (k12k).
+    """
+    jobid = job_id_arg(ctx, request)
+    job = ctx.app.state.jobs.get(jobid)
     if job is None:
+        parent = ctx.app.state.jobs.get(jobids.parent_of(jobid) or "")
+        if (parent is not None and parent.get("job_state") in st.HISTORY_STATES
+                and not request.get("purge")):
+            raise PbsError(PBSE_HISTJOBID)
         raise PbsError(PBSE_UNKJOBID)
     if not history and job.get("job_state") in st.HISTORY_STATES:
         raise PbsError(PBSE_HISTJOBID)

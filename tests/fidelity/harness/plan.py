@@ -214,6 +214,23 @@ EXTRA_BEFORE: Dict[str, List[Step]] = {
     "i06b_cat_wt_files": [Wait("338.vm", "F", 60, "waitstate 338 F")],
 }
 
+# Later in section k (kept apart from the clean-ups above, which another change also writes).
+EXTRA_BEFORE.update({
+    # The extra capture's server listed root in acl_roots (k08q: qstat -B -f shows it; set
+    # here, after root's first case, so that a replay without root is not cut short).
+    "k08q_qstat_B_f_dsv": [
+        Run("root", "qmgr -c 'set server acl_roots = root'", "",
+            "the capture server's acl_roots (k08q)")],
+    # k14b/k14c: root deleted 389 and 390 at 21:02:24 (D requestor=root@vm, E 6 s later with
+    # Exit_status 271), and k12's array runs two subjobs at once: 393 and 394 went too.
+    "k12_qsub_array": [
+        Run("root", "qdel 389.vm 390.vm 393.vm 394.vm", "",
+            "clean-up before k12 (k14b/k14c: D requestor=root@vm at 21:02:24)"),
+        Wait("389.vm", "F", 60, "k12a: the array's first subjobs run at once"),
+        Wait("390.vm", "F", 60, "k12a: the array's first subjobs run at once"),
+        Wait("393.vm", "F", 60, "k12a: the array's first subjobs run at once")],
+})
+
 PLANS: Dict[str, Tuple[Dict[str, List[Step]], List[Tuple[str, str, LogSpec]]]] = {
     "release": (RELEASE_BEFORE, RELEASE_LOGS),
     "extra": (EXTRA_BEFORE, []),
