@@ -12,6 +12,7 @@ import sys
 from fake_pbs.cli import common
 from fake_pbs.cli import posix_getopt
 from fake_pbs.model.errors import PbsError
+from fake_pbs.model.stateselect import state_selected
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -282,7 +283,7 @@ def select(jobs: List[Dict[str, Any]], criteria: List[Criterion],
         keep = True
         for what, wanted in criteria:
             if what == "state":
-                keep = values.get("job_state", "")[:1] in wanted and values.get("job_state") != ""
+                keep = state_selected(values.get("job_state", "")[:1], wanted)
             elif what == "user":
                 keep = _owner_matches(values.get("Job_Owner", ""), wanted)
             elif what == "array":

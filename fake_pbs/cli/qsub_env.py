@@ -48,6 +48,8 @@ def copy_value(value: str, quote_all: bool) -> Tuple[str, int]:
     unescaped comma ends the value (unless ``quote_all``).  Raises :class:`EnvError` on an
     unterminated quote.
     """
+    if '"' not in value and "'" not in value and "\\" not in value and "," not in value:
+        return value, len(value)  # nothing to escape or end it: most values (-V copies them all)
     out: List[str] = []
     quote = ""
     i = 0

@@ -54,7 +54,7 @@ def prepare_path(value: str, host: str, cwd: str) -> str:
         raise PbsError(PBSE_BADATVAL)
     if not text and not given_host:
         raise PbsError(PBSE_BADATVAL)
-    if not all(c.isprintable() for c in text):
+    if not text.isprintable():
         raise PbsError(PBSE_BADATVAL)
     if text and not text.endswith("/") and leanos.isdir(text):
         text += "/"

@@ -92,6 +92,7 @@ PBSE_HOOK_REJECT_RERUNJOB = 15170
 PBSE_HOOK_REJECT_DELETEJOB = 15171
 PBSE_JOBNBIG = 15173
 PBSE_RESCBUSY = 15174
+PBSE_WRONG_RESUME = 15177
 PBSE_UNKSCHED = 15213
 
 MESSAGES: Dict[int, str] = {
@@ -106,6 +107,7 @@ MESSAGES: Dict[int, str] = {
     PBSE_SYSTEM: "System error: ",
     PBSE_INTERNAL: "PBS server internal error",
     PBSE_UNKSIG: "Unknown/illegal signal name",
+    PBSE_WRONG_RESUME: "Job can not be resumed with the requested resume signal",
     PBSE_BADATVAL: "Illegal attribute or resource value",
     PBSE_MODATRRUN: "Cannot modify attribute while job running ",
     PBSE_BADSTATE: "Request invalid for state of job",

@@ -48,4 +48,14 @@ PRIVATE_FIELDS = {
     "_purge": ("bool", "``qdel -x``: drop the job from history once it has ended"),
     "_rerun": ("bool", "qrerun or a requeue preemption asked for the run to go back to Q"),
     "_force_requeue": ("bool", "the obit must requeue whatever the exit status"),
+    "_admin_suspended": ("bool", "``qsig -s admin-suspend``: its vnodes are in maintenance; "
+                                 "only ``admin-resume`` resumes it"),
+    "_discard_rerun": ("bool", "``qrerun -W force`` discarded the run: its end is the mom's "
+                               "discard answer, logged without an obit line"),
+    # -- array parents (server/lifecycle.py) --------------------------------------------------
+    "_sub_exit": ("str", "an array parent's Exit_status to be, from the last subjob that ended "
+                         "(update_sj_parent: 1 positive, 2 negative, 0)"),
+    # -- not a job field: queue and server records (server/assigned.py) ---------------------
+    "_assigned": ("str", "a queue's or the server's resources_assigned names, comma-separated: "
+                         "once totalled, shown at 0 when nothing holds them"),
 }

@@ -124,6 +124,11 @@ BUILTIN: Dict[str, ResourceDef] = _defs(
 # ``resources:`` line (cluster.json ``site_resources`` replaces this list).
 SITE_DEFAULTS = ({"name": "ngpus", "type": LONG, "flag": "nh", "sched": True},)
 
+# Resources the server and queues total in ``resources_assigned`` for the jobs holding them
+# (ATR_DFLAG_RASSN in master_resc_def_all.xml); custom ones with flag ``q`` are totalled too.
+SERVER_ASSIGNED = frozenset(("mem", "ncpus", "naccelerators", "nodect", "mpiprocs", "vmem",
+                             "hpm", "accelerator_memory", "hbmem"))
+
 
 def default_resources() -> Dict[str, ResourceDef]:
     """A fresh server's resource table: PBS's built-ins (sites add theirs with qmgr)."""

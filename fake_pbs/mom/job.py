@@ -32,7 +32,8 @@ from fake_pbs.mom.faults import BOTTOM_UP_GAP
 from fake_pbs.mom.launch import build_launch
 from fake_pbs.mom.layout import JobLayout
 from fake_pbs.mom.procs import same_process_alive, signal_session, signal_session_bottom_up
-from fake_pbs.mom.signals import RESUME, SUSPEND, TERMJOB, signal_number
+from fake_pbs.mom.signals import (ADMIN_RESUME, ADMIN_SUSPEND, RESUME, SUSPEND, TERMJOB,
+                                  signal_number)
 from fake_pbs.mom.sisters import JOB_EXEC_RETRY, join_all, join_failure_code, sister_request
 from fake_pbs.mom.streams import deliveries, job_streams
 from fake_pbs.mom.usage import parse_duration, resources_used
@@ -578,11 +579,14 @@ class MomJob:
             self._forward_to_sisters(name)
             self.request_kill("TermJob")
             return
-        number = {SUSPEND: int(signal.SIGSTOP), RESUME: int(signal.SIGCONT)}.get(
+        number = {SUSPEND: int(signal.SIGSTOP), RESUME: int(signal.SIGCONT),
+                  ADMIN_SUSPEND: int(signal.SIGSTOP), ADMIN_RESUME: int(signal.SIGCONT)}.get(
             name, signal_number(name) or 0)
         if number <= 0:
             raise PbsError(PBSE_UNKSIG)
         sid = self._session()
+        if name not in (SUSPEND, RESUME, ADMIN_SUSPEND, ADMIN_RESUME):
+            self.ctx.log.job(self.jobid, "kill_job")  # a real signal goes through kill_job (k03n)
         if sid > 0:
             signal_session(sid, number)
         if number == signal.SIGKILL:

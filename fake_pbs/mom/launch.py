@@ -54,19 +54,21 @@ def command_of(attrs: Mapping[str, str]) -> Optional[List[str]]:
 
 
 def shell_argv(shell: str, script: str, text: str) -> List[str]:
-    """How the job shell runs the job script (extra j14, j14d, j14g, j14h).
+    """How the job shell runs the job script (extra j14, j14d, j14g, j14h, k03a).
 
     PBS's mom starts the shell and writes the script's path on its standard input, so the shell
     runs the script as a command: a script that starts with ``#!`` is executed through that
     interpreter whatever the shell (``-S /bin/sh`` only changes $SHELL; $0 is the script's path),
     and one without is read by the shell itself.  Here the shell is not a login shell (see
-    docs/differences.md): ``shell -c 'exec <path>'`` runs the path, and the interpreter takes
-    the shell's place as the session leader whatever the shell (bash execs a lone command by
-    itself, dash does not), so signals reach the job's processes alike; a shell that cannot be
-    executed still fails the job with exit 254.
+    docs/differences.md) and gets the path with ``-c``; the ``exit $?`` after it keeps the
+    shell from exec'ing the script (bash would for a lone command), so that, as PBS's ``-bash``
+    (k03a), the shell stays the session leader and the interpreter's parent: a signal sent to
+    the job's session ends the job through the shell even when the script traps it (k03h-k03k:
+    ``qsig -s USR1`` -> Exit_status 266), and the script runs at SHLVL 2 as in PBS (i01b).
+    A shell that cannot be executed still fails the job with exit 254.
     """
     if text.startswith("#!"):
-        return [shell, "-c", "exec " + shlex.quote(script)]
+        return [shell, "-c", shlex.quote(script) + "\nexit $?"]
     return [shell, script]
 
 

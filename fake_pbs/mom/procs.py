@@ -10,7 +10,7 @@ import time
 
 TYPE_CHECKING = False  # typing stays out of the per-job shepherd's start-up
 if TYPE_CHECKING:
-    from typing import List, Optional
+    from typing import Dict, List, Optional
 
 
 def start_ticks(pid: int) -> Optional[int]:
@@ -89,8 +89,10 @@ def _parent(pid: int) -> int:
 
 
 def signal_session_bottom_up(sid: int, signum: int, gap: float) -> int:
-    """``signum`` to session ``sid`` as PBS's kill_task sends it: the deepest processes first,
-    the session leader (the job shell) last, ``gap`` seconds after its descendants."""
+    """``signum`` to session ``sid`` as PBS's kill_task sends it (mom_mach.c kill_ptree, post
+    order): the deepest processes first, each level up ``gap`` seconds after the one below,
+    the session leader (the job shell) last.  PBS sends them back to back; the gaps make the
+    race it leaves (a parent sees its child die before its own signal comes) happen."""
     members = [pid for pid in session_members(sid) if pid != sid]
     parents = {pid: _parent(pid) for pid in members}
 
@@ -100,14 +102,17 @@ def signal_session_bottom_up(sid: int, signum: int, gap: float) -> int:
             pid, level = parents[pid], level + 1
         return level
 
+    levels: Dict[int, List[int]] = {}
+    for pid in members:
+        levels.setdefault(depth(pid), []).append(pid)
     count = 0
-    for pid in sorted(members, key=depth, reverse=True):
-        try:
-            os.kill(pid, signum)
-            count += 1
-        except OSError:
-            pass
-    if count:
+    for level in sorted(levels, reverse=True):
+        for pid in levels[level]:
+            try:
+                os.kill(pid, signum)
+                count += 1
+            except OSError:
+                pass
         time.sleep(gap)
     try:
         os.kill(sid, signum)

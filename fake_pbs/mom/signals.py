@@ -5,6 +5,8 @@ from typing import Optional
 TERMJOB = "TermJob"        # qdel: SIGTERM, then SIGKILL after kill_delay
 SUSPEND = "suspend"        # qsig -s suspend: SIGSTOP the session
 RESUME = "resume"          # qsig -s resume: SIGCONT the session
+ADMIN_SUSPEND = "admin-suspend"  # as suspend; the server puts the vnodes in maintenance
+ADMIN_RESUME = "admin-resume"
 
 
 def signal_number(name: str) -> Optional[int]:

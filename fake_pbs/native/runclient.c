@@ -45,7 +45,7 @@ static volatile sig_atomic_t command_pid;
 /* Today's path: the Python wrapper itself. */
 static void fallback(void)
 {
-    execv(fallback_argv[0], fallback_argv);
+    execvp(fallback_argv[0], fallback_argv); /* "python3": searched on PATH, as sh does */
     fprintf(stderr, "%s: cannot start %s: %s\n", fallback_argv[2], fallback_argv[0],
             strerror(errno));
     _exit(127);

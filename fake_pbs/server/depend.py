@@ -141,7 +141,7 @@ def _parse_before(value: str) -> List[Dep]:
 def _delete(app: Any, job: Job, message: Optional[str]) -> None:
     if message is not None:
         app.log.job(job["_id"], message)
-    app.acct.record("A", job["_id"], "")
+    app.acct.record("A", job["_id"], message or "")  # k14f: the A record carries the reason
     job["_deps"] = []
     lifecycle.to_history(app, job, st.SUB_FINISHED, ran=False)
 

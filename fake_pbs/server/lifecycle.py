@@ -10,10 +10,10 @@ import time
 from typing import Any, Dict, List, Optional, Tuple
 
 from fake_pbs import crashpoints
-from fake_pbs.model import states as st
+from fake_pbs.model import node_states, states as st
 from fake_pbs.model.errors import (PBSE_HOOK_REJECT_DELETEJOB, PBSE_HOOK_REJECT_RERUNJOB,
                                    PBSE_MOMREJECT, message_for)
-from fake_pbs.server import hookpoints, hooksync, vnodeslots as vnodes
+from fake_pbs.server import accounting, assigned, hookpoints, hooksync, vnodeslots as vnodes
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.logs import DEBUG
 
@@ -60,24 +60,8 @@ def run_comment(now: int, exec_vnode: str) -> str:
                                     exec_vnode)
 
 
-def acct_base(job: Job) -> str:
-    """The leading fields shared by PBS's Q, S, E and R accounting records."""
-    parts = ["user=%s" % job.get("_user", ""), "group=%s" % job.get("_group", ""),
-             "project=%s" % job.get("project", "_pbs_project_default"),
-             "jobname=%s" % job.get("Job_Name", ""), "queue=%s" % job.get("queue", ""),
-             "ctime=%s" % job.get("ctime", "0"), "qtime=%s" % job.get("qtime", "0"),
-             "etime=%s" % job.get("etime", "0")]
-    return " ".join(parts)
-
-
-def resource_list_fields(job: Job) -> str:
-    names = sorted((n for n in job if n.startswith("Resource_List.")), key=str.lower)
-    return " ".join("%s=%s" % (n, job[n]) for n in names)
-
-
 def used_fields(job: Job) -> str:
-    names = sorted((n for n in job if n.startswith("resources_used.")), key=str.lower)
-    return " ".join("%s=%s" % (n, job[n]) for n in names)
+    return accounting.used_fields(job)
 
 
 # -- running ----------------------------------------------------------------------------------
@@ -116,6 +100,7 @@ def _mark_running(app: ServerApp, job: Job, exec_vnode: str, exec_host: str,
         job.pop(private, None)
     set_state(job, st.RUNNING, st.SUB_PRERUN)
     touch(app, job)
+    _remember_assigned(app, job)
     parent = job.get("array_id")
     if parent:
         _parent_began(app, parent, now)
@@ -133,9 +118,7 @@ def _accepted(app: ServerApp, job: Job) -> None:
     job["stime"] = str(now)
     job["_accepted"] = job.get("run_count")
     exec_vnode = str(job.get("exec_vnode", ""))
-    app.acct.record("S", job["_id"], "%s start=%s exec_host=%s exec_vnode=%s %s %s" % (
-        acct_base(job), now, job.get("exec_host", ""), exec_vnode, resource_list_fields(job),
-        assigned_fields(exec_vnode)))
+    app.acct.record("S", job["_id"], accounting.job_fields(job, "S") + assigned_fields(exec_vnode))
 
 
 def run_refused(app: ServerApp, job: Job, code: int, message: str) -> None:
@@ -164,6 +147,17 @@ def run_refused(app: ServerApp, job: Job, code: int, message: str) -> None:
         set_state(job, st.QUEUED, st.SUB_QUEUED)
     touch(app, job)
     save(app, job)
+
+
+def _remember_assigned(app: ServerApp, job: Job) -> None:
+    """The job's queue and the server total its resources from now on, at 0 once it ended
+    (server/assigned.py, k08p)."""
+    names = assigned.job_names(job)
+    queue = app.state.queues.get(job.get("queue", ""))
+    if queue is not None and assigned.remember(queue, names):
+        app.state.save_queue(job["queue"])
+    if assigned.remember(app.state.server, names):
+        app.state.save_server()
 
 
 def _home(uid: int) -> str:
@@ -205,12 +199,15 @@ def _parent_began(app: ServerApp, parent_id: str, now: int) -> None:
     parent["comment"] = "Job Array Began at %s" % time.strftime(
         "%a %b %d at %H:%M", time.localtime(now))
     touch(app, parent)
+    app.acct.record("S", parent_id, accounting.job_fields(parent, "S"))
     save(app, parent)
 
 
-def suspend(app: ServerApp, job: Job, suspend: bool) -> None:
+def suspend(app: ServerApp, job: Job, suspend: bool, by_scheduler: bool = False) -> None:
     """After the mom suspended (resumed) the job: PBS frees a suspended job's CPUs for other
-    jobs and charges them again on resume (k03; accounting ``z``/``r``)."""
+    jobs and charges them again on resume (k03; accounting ``z``/``r``).  A suspension asks
+    for a scheduling cycle, except the scheduler's own (a preemption, within its cycle: k06h
+    shows none after it)."""
     exec_vnode = job.get("exec_vnode", "")
     if suspend:
         vnodes.release(app.state.nodes, job["_id"], exec_vnode)
@@ -224,8 +221,26 @@ def suspend(app: ServerApp, job: Job, suspend: bool) -> None:
         app.state.save_node(name)
     touch(app, job)
     save(app, job)
-    if suspend:
+    if suspend and not by_scheduler:
         app.trigger_schedule()
+
+
+def admin_suspend(app: ServerApp, job: Job, suspend: bool) -> None:
+    """``qsig -s admin-suspend`` puts the job's vnodes in ``maintenance`` (no new job runs
+    there) until ``admin-resume`` (req_signal.c set_admin_suspend; k03v)."""
+    if suspend:
+        job["_admin_suspended"] = True
+    else:
+        job.pop("_admin_suspended", None)
+    for name in {c[0] for c in vnodes.parse_exec_vnode(job.get("exec_vnode", ""))}:
+        node = app.state.nodes.get(name)
+        if node is None:
+            continue
+        flags = [f for f in str(node.get("state", "free")).split(",")
+                 if f not in ("free", "maintenance")]
+        node["state"] = node_states.compose(flags + (["maintenance"] if suspend else []))
+        app.state.save_node(name)
+    save(app, job)
 
 
 # -- exec events ------------------------------------------------------------------------------
@@ -265,12 +280,13 @@ def apply_event(app: ServerApp, event: Dict[str, Any]) -> bool:
 
 
 def _on_start(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
-    if job.get("job_state") == st.RUNNING:
-        if app.pace.first_update > 0:
-            # pace pbs: 42 comes with the mom's first status update, not with the start
+    if app.pace.first_update > 0:
+        # pace pbs: 42 and the usage come with the mom's first status update, not with the
+        # start; a job suspended before its start was reported is updated too (k03q)
+        if job.get("job_state") in (st.RUNNING, st.SUSPENDED):
             _after(app.pace.first_update, _first_update, app, job["_id"], job["run_count"])
-        else:
-            set_state(job, st.RUNNING, st.SUB_RUNNING)
+    elif job.get("job_state") == st.RUNNING:
+        set_state(job, st.RUNNING, st.SUB_RUNNING)
     job["_started"] = True
     job["_session_id"] = str(event.get("session_id", 0))
     if app.pace.first_update <= 0:
@@ -334,8 +350,7 @@ def _on_finish(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
             job["resources_used.walltime"] = str(used.get("walltime", "00:00:00"))
         used = {}
     elif not any(n.startswith("resources_used.") for n in job):
-        job.update(RESOURCES_USED_START)
-        job["resources_used.ncpus"] = job.get("Resource_List.ncpus", "1")
+        _first_usage(job)
     for key, value in used.items():
         name = key if key.startswith("resources_used.") else "resources_used." + key
         job[name] = str(value)
@@ -376,9 +391,13 @@ def _decide_end(app: ServerApp, job: Job) -> bool:
     e_phase = app.pace.e_phase
     if e_phase <= 0:
         _free(app, job)
-    app.log.job(jobid, "Obit received momhop:%s serverhop:%s state:%s substate:%s" % (
-        job.get("run_count", "1"), job.get("run_count", "1"), "R",
-        job.get("_substate_at_obit", st.SUB_RUNNING)), DEBUG)
+    # qrerun -W force discarded the run: the server awaits the mom's discard answer, not an
+    # obit (k04l: "Job requeued, discard response received")
+    discarded = job.pop("_discard_rerun", None) and job.get("_deleted_by") is None
+    if not discarded:
+        app.log.job(jobid, "Obit received momhop:%s serverhop:%s state:%s substate:%s" % (
+            job.get("run_count", "1"), job.get("run_count", "1"), "R",
+            job.get("_substate_at_obit", st.SUB_RUNNING)), DEBUG)
     if job.get("_stageout_status") == "0":
         # The mom's copy failed: PBS logs the post-job error, then the obit the mom sends
         # after its stage-out (state E, substate 53: i05g's server log).
@@ -397,7 +416,11 @@ def _decide_end(app: ServerApp, job: Job) -> bool:
     if job.get("_deleted_by") is None and (
             job.pop("_force_requeue", None) or status in REQUEUE_CODES
             or (status in RERUN_IF_RERUNABLE and rerunable)):
-        job["Exit_status"] = str(status)
+        if discarded:
+            # force_reque keeps the status for the R record only: no Exit_status (k04i)
+            app.log.job(jobid, "Job requeued, discard response received")
+        else:
+            job["Exit_status"] = str(status)
         if e_phase > 0:
             _free(app, job)
         _account_end(app, job, "R", status)
@@ -416,9 +439,8 @@ def _decide_end(app: ServerApp, job: Job) -> bool:
         save(app, job)
         _after(e_phase, _end_of_e_phase, app, jobid, job.get("run_count", ""))
         return False
-    _account_end(app, job, "E", status)
     to_history(app, job, st.final_substate(status, job.get("_deleted_by") is not None),
-               ran=True)
+               ran=True, end_status=status)
     return True
 
 
@@ -467,15 +489,21 @@ def _first_usage(job: Job) -> None:
 
 
 def _first_update(app: ServerApp, jobid: str, run_count: str) -> None:
-    """pace pbs: the mom's first status update for this run: substate 41 -> 42."""
+    """pace pbs: the mom's first status update for this run: substate 41 -> 42, and the
+    first resources_used (until then qstat's Time Use is ``0``: j05f, k04c, k06d)."""
     with app.state.lock:
-        job = _current(app, jobid, run_count, st.RUNNING)
-        if job is not None and job.get("substate") == str(st.SUB_PRERUN):
-            # The update carries the session id: a job that ended before it never shows one.
-            job["session_id"] = job.get("_session_id", "0")
+        job = _current(app, jobid, run_count, st.RUNNING) or \
+            _current(app, jobid, run_count, st.SUSPENDED)
+        if job is None:
+            return
+        # The update carries the session id and usage (a suspended job is reported too,
+        # k03q): a job that ended before it never shows them.
+        job["session_id"] = job.get("_session_id", "0")
+        if not any(name.startswith("resources_used.") for name in job):
             _first_usage(job)
+        if job.get("substate") == str(st.SUB_PRERUN):
             set_state(job, st.RUNNING, st.SUB_RUNNING)
-            save(app, job)
+        save(app, job)
 
 
 def _end_of_e_phase(app: ServerApp, jobid: str, run_count: str) -> None:
@@ -493,9 +521,8 @@ def end_e_phase(app: ServerApp, job: Job) -> None:
     status = int(job.get("Exit_status", "0") or 0)
     target = _discard_target(job)
     _free(app, job)
-    _account_end(app, job, "E", status)
     to_history(app, job, st.final_substate(status, job.get("_deleted_by") is not None),
-               ran=True)
+               ran=True, end_status=status)
     crashpoints.reach(app.home, "server", "end-saved")
     _send_discard(app, target)
 
@@ -520,12 +547,7 @@ def _comment_suffix(job: Job, status: int) -> str:
 
 
 def _account_end(app: ServerApp, job: Job, kind: str, status: int) -> None:
-    app.acct.record(kind, job["_id"], "%s start=%s exec_host=%s exec_vnode=%s %s session=%s "
-                    "end=%s Exit_status=%d %s run_count=%s" % (
-                        acct_base(job), job.get("stime", "0"), job.get("exec_host", ""),
-                        job.get("exec_vnode", ""), resource_list_fields(job),
-                        job.get("_session_id", "0"), app.now(), status, used_fields(job),
-                        job.get("run_count", "0")))
+    app.acct.record(kind, job["_id"], accounting.end_fields(job, status, app.now()))
 
 
 def release_vnodes(app: ServerApp, job: Job) -> None:
@@ -566,8 +588,13 @@ def _hold_failed(job: Job) -> None:
     set_state(job, st.HELD, st.SUB_HELD)
 
 
-def to_history(app: ServerApp, job: Job, substate: int, ran: bool) -> None:
-    """The job is over: keep it as history (F, or X for a subjob) or purge it."""
+def to_history(app: ServerApp, job: Job, substate: int, ran: bool,
+               end_status: Optional[int] = None) -> None:
+    """The job is over: keep it as history (F, or X for a subjob) or purge it.
+
+    ``end_status``: write the E record, after the dependent jobs are dealt with (the A record
+    of one deleted by this end comes first, k14f) and before the array parent's end (k14d).
+    """
     now = app.now()
     jobid = job["_id"]
     if ran:
@@ -588,13 +615,17 @@ def to_history(app: ServerApp, job: Job, substate: int, ran: bool) -> None:
     if "before" in job.get("depend", ""):
         from fake_pbs.server import depend  # depend uses this module: import at call time
         depend.job_ended(app, job)
-    parent = job.get("array_id")
-    if parent:
-        array_child_ended(app, parent)
+    if end_status is not None:
+        _account_end(app, job, "E", end_status)
+    parent_id = job.get("array_id")
+    if parent_id:
+        if parent_id in app.state.jobs:
+            note_subjob_exit(app.state.jobs[parent_id], job)
+        array_child_ended(app, parent_id)
 
 
 def array_child_ended(app: ServerApp, parent_id: str) -> None:
-    """When every subjob is over, the parent ends too (comment ``... and finished|failed``)."""
+    """When every subjob is over, the parent ends too (array_func.c chk_array_doneness)."""
     parent = app.state.jobs.get(parent_id)
     if parent is None or parent.get("job_state") in st.HISTORY_STATES:
         return
@@ -602,19 +633,22 @@ def array_child_ended(app: ServerApp, parent_id: str) -> None:
     if any(c.get("job_state") not in st.HISTORY_STATES for c in children):
         save(app, parent)
         return
-    failed = any(c.get("Exit_status", "0") not in ("0",) for c in children
-                 if "Exit_status" in c)
-    deleted = parent.get("_deleted_by") is not None
+    began = parent.get("job_state") == st.BEGUN
+    substate = array_end_substate(parent, children)
     base = parent.get("comment") or "Job Array Began at %s" % time.strftime(
         "%a %b %d at %H:%M", time.localtime(app.now()))
-    parent["comment"] = base + (" and terminated" if deleted else
-                                " and failed" if failed else " and finished")
-    parent["Exit_status"] = "1" if deleted else "0"
+    parent["comment"] = base + {st.SUB_TERMINATED: " and terminated",
+                                st.SUB_FAILED: " and failed"}.get(substate, " and finished")
+    parent["Exit_status"] = parent.pop("_sub_exit", "1" if substate == st.SUB_TERMINATED
+                                       else "0")
     ends = [int(c["obittime"]) for c in children if c.get("obittime", "").isdigit()]
     if ends:  # subjobs ran: the parent ends with the last one's obit, staged out (j03)
         parent["obittime"] = str(max(ends))
         parent["Stageout_status"] = "1"
-    to_history(app, parent, st.SUB_TERMINATED if deleted else st.SUB_FINISHED, ran=False)
+    to_history(app, parent, substate, ran=False)
+    if began:  # a parent that began has an E record, without usage (k14d)
+        app.acct.record("E", parent_id, accounting.end_fields(
+            parent, int(parent["Exit_status"]), app.now(), with_usage=False))
     for child in children:
         if app.history_enabled():
             child["job_state"] = st.FINISHED
@@ -622,3 +656,26 @@ def array_child_ended(app: ServerApp, parent_id: str) -> None:
         else:
             app.state.jobs.pop(child["_id"], None)
             app.state.save_job(child["_id"])
+
+
+def array_end_substate(parent: Job, children: List[Job]) -> int:
+    """svr_setjob_histinfo: 91 for a deleted array, else the substate of the first subjob (by
+    index) that ran and failed (93) or was deleted (91), else 92 (k12n: a running subjob
+    deleted -> "and terminated"; j04: one failed -> "and failed")."""
+    if parent.get("_deleted_by") is not None:
+        return st.SUB_TERMINATED
+    for child in sorted(children, key=lambda c: int(c.get("array_index", "0"))):
+        substate = int(child.get("substate", "0") or 0)
+        if "stime" in child and substate in (st.SUB_FAILED, st.SUB_TERMINATED):
+            return substate
+    return st.SUB_FINISHED
+
+
+def note_subjob_exit(parent: Job, child: Job) -> None:
+    """update_sj_parent: the parent's Exit_status follows the last subjob that ended with one:
+    1 when it was positive, 2 when negative, else 0 (k12j/k12n: 271 -> 1; j04: the last, 0)."""
+    value = child.get("Exit_status")
+    if value is None or "stime" not in child:
+        return
+    code = int(value)
+    parent["_sub_exit"] = "1" if code > 0 else "2" if code < 0 else "0"

@@ -168,9 +168,10 @@ def _suspend(app: ServerApp, request: PreemptRequest, job: Job) -> None:
     if app.execs is None:
         raise PbsError(PBSE_BADSTATE)
     app.execs.signal(jobid, "suspend")
+    app.log.job(jobid, "signal job request received", DEBUG)  # k06i
     app.log.job(jobid, "suspend job by %s" % request.requestor, ADMIN)
     app.log.job(jobid, "job signaled with suspend by %s" % request.requestor, JOB)
-    lifecycle.suspend(app, job, True)
+    lifecycle.suspend(app, job, True, by_scheduler=True)
     # Suspended by the scheduler (not by qsig): the scheduler resumes it when it can.
     lifecycle.set_state(job, st.SUSPENDED, st.SUB_SCHSUSP)
     lifecycle.save(app, job)
@@ -182,6 +183,7 @@ def resume(app: ServerApp, job: Job, requestor: str) -> None:
     if app.execs is None:
         raise PbsError(PBSE_BADSTATE)
     app.execs.signal(jobid, "resume")
+    app.log.job(jobid, "signal job request received", DEBUG)
     app.log.job(jobid, "resume job by %s" % requestor, ADMIN)
     app.log.job(jobid, "job signaled with resume by %s" % requestor, JOB)
     lifecycle.suspend(app, job, False)

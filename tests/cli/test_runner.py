@@ -146,6 +146,19 @@ def test_qsub_I_takes_the_python_path(fake_pbs: FakeCluster,
     assert len(_calls(log)) == 1
 
 
+def test_the_python_path_finds_a_bare_interpreter_name_on_path(
+        fake_pbs: FakeCluster, tmp_path: Path) -> None:
+    """The wrapper's last choice is ``python3`` from PATH (no record it trusts, e.g. another
+    user's): the client's fallback looks it up on PATH as ``sh`` does (extra j13 replayed
+    ``qsub -I`` so and got ``cannot start python3``)."""
+    shim, log = _logging_python(tmp_path)
+    env = dict(fake_pbs.env, FAKE_PBS_PYTHON="python3",
+               PATH=str(tmp_path) + os.pathsep + fake_pbs.env["PATH"])
+    code, _, err = _run(["qsub", "-I"], env, str(fake_pbs.home))
+    assert code == 1 and "must be a terminal" in err and "cannot start" not in err
+    assert len(_calls(log)) == 1
+
+
 @pytest.fixture
 def own_cluster() -> Iterator[FakeCluster]:
     """A cluster of this test's own (its runner is stopped or killed)."""

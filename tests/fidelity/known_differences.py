@@ -14,6 +14,9 @@ TIMING_SNAPSHOTS: Dict[str, str] = {
     "f03_qstat_fxjson_t2s": (
         "snapshot 2 s into the execjob_abort retry loop (PBS: E/63, run_count 2): how many "
         "attempts fit in 2 s is timing; f03_qstat_fxjson_held pins the result"),
+    "k06e_qrun_held_root": (
+        "'qrun; qstat' caught PBS's 'Job was sent for execution at ...' comment, which lasts "
+        "only until the mom takes the job ('Job run at ...' 87 ms after qrun in k06d)"),
 }
 
 KNOWN_DIFFERENCES: Dict[str, str] = {
@@ -28,7 +31,7 @@ KNOWN_DIFFERENCES: Dict[str, str] = {
         "themselves are pinned by tests/hooks/test_abort_faults.py"),
     "i01b_cat_output": (
         "the job's environment (docs/differences.md): fake_pbs/bin first on PATH and "
-        "FAKE_PBS_HOME set, SHLVL=1 and no MANPATH (plain shell), TMPDIR, PBS_NODEFILE and the "
+        "FAKE_PBS_HOME set, no MANPATH (plain shell), TMPDIR, PBS_NODEFILE and the "
         "script under mom_priv/<host>; ulimits are this machine's"),
     "i02b_cat_output": ("as i01b: the job's environment and this machine's ulimits"),
     "i04b_cat_output": ("as i01b: the job's environment and this machine's ulimits"),
@@ -37,6 +40,15 @@ KNOWN_DIFFERENCES: Dict[str, str] = {
     "i03c_qstat_fx_V": ("qsub -V works in the fake (upstream #2602 fixed): Variable_List has "
                         "the submitter's environment"),
     "i03d_qsub_V_held": ("qsub -V works in the fake (upstream #2602 fixed)"),
+    "k03a_ps_job_process_tree": (
+        "ps prints this machine's pids, and the job tree differs by design (docs/differences.md):"
+        " the fake's job shell is 'bash -c', not '-bash', and the script is under "
+        "mom_priv/<host>/jobs/<id>/ (the pgrep of 'jobs/<id>.SC' finds nothing)"),
+    "k03i_qstat_after_USR1": (
+        "the job's output holds the wall-clock time it started (trap.sh's date +%T); state, "
+        "Exit_status 266 and the stderr line match.  Whether the script's USR1 trap writes its "
+        "line before the session is killed is a race (PBS's mom won it here)"),
+    "k03k_qstat_after_sig10": ("as k03i: the job prints the time it started"),
     "i05z_ls_and_cat": ("ls -la prints file dates and directory sizes of this machine"),
     "m05d_output_files": ("ls -la prints file dates of this machine (the two empty files an "
                           "execjob_launch reject leaves, mode and owner, match)"),
@@ -70,6 +82,21 @@ KNOWN_DIFFERENCES: Dict[str, str] = {
         "(docs/differences.md), where PBS's `-bash` reads it from its standard input"),
     "j03d_cat_subjob_outputs": ("ls -la prints file dates of this machine (the subjobs' "
                                 "output files and their contents match)"),
+    # The capture server had run jobs 0-322 before the extra set (its README): listings of the
+    # whole history count or show them, a replay's cluster starts at 323.
+    "k07f_qselect_x_s_F": ("total=391 counts the capture server's finished jobs 0-322 too "
+                           "(history before the set)"),
+    "k08e_qstat_H_tail": ("qstat -H | head shows the capture server's jobs 0-2 (history "
+                          "before the set)"),
+    "k08q_qstat_B_f_dsv": ("total_jobs=402 counts the capture server's jobs 0-322 (history "
+                           "before the set)"),
+    "k14g_accounting_record_types": ("the day's accounting file of the capture server also "
+                                     "holds the records of jobs 0-322 (history before the "
+                                     "set)"),
+    "k14b_accounting_rerun_then_deleted": (
+        "23.06.06 wrote uninitialised bytes (w\\xcb+\\xfbU) as the body of the job's first "
+        "suspend (z) record, 1 s into the run, before any usage report: no replay can write "
+        "them (the fake writes the usage it has; see FINDINGS for the second z record)"),
 }
 
 
@@ -83,4 +110,17 @@ OPEN_GAPS: Dict[str, str] = {
         "second, the pbs pace's 1 s E phase puts it in the next one, so tracejob sorts "
         "'Exit_status=3 ...' after the mom's 'no active tasks' instead of after 'Obit "
         "received'"),
+    # tracejob orders the lines of one second by message (tracelog.py): which second a line
+    # falls in decides its place, so these depend on the replay's sub-second timing.
+    "k11_tracejob_n2": (
+        "open gap (timing): j06's qsub (20:59:41.97) and qrls (42.37) fell in two seconds; a "
+        "replay that runs them in one second sorts the run lines before 'enqueuing'; and the "
+        "Exit_status line falls a second late as in h01"),
+    "k11a_tracejob_n2_as_user": ("open gap (timing): as k11_tracejob_n2"),
+    "k11b_tracejob_short_id": ("open gap (timing): as k11_tracejob_n2"),
+    "k11c_tracejob_array": (
+        "open gap: PBS's mom logs 'SID is:' again at its first poll 10 s into the job and "
+        "'no active tasks' twice at the end; PBS's server logs the subjob's 'enqueuing into "
+        "workq, state Q hop 1' when it runs, its scheduler 'Considering job to run' under the "
+        "parent's id; and the timing of k11_tracejob_n2"),
 }

@@ -2,6 +2,7 @@
 import os
 import subprocess
 from pathlib import Path
+from typing import List
 
 from fake_pbs.mom import delivery
 
@@ -70,7 +71,8 @@ def test_failed_copy_is_tried_four_times_with_sys_copy_pauses(tmp_path: Path) ->
     streams = [Stream("o", str(out), str(tmp_path / "g_rel" / "rel.out"), False),
                Stream("e", str(err), dst, False)]
     launch = {"uid": os.geteuid(), "gid": os.getegid(), "umask": 0o077}
-    log, pauses = _Log(), []
+    log = _Log()
+    pauses: List[float] = []
     report = delivery.Report(log, "336.vm", "pbsuser", "vm")
     done = delivery.deliver(streams, launch, tmp_path / "undelivered", True, report,
                             pauses.append)

@@ -5,6 +5,7 @@ that starts with ``#!`` runs under its own interpreter whatever the shell; and i
 ``Variable_List`` (attr_fn_arst.c ``parse_comma_string_bs``) so values arrive as the user had them.
 """
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -31,11 +32,38 @@ def test_shell_argv_runs_a_shebang_script_as_a_command() -> None:
     """Extra j14, j14g: with ``#!`` the shell runs the script's path (the interpreter wins);
     without, the shell reads the script itself (j14e: ``/bin/sh <id>.SC``)."""
     assert shell_argv("/bin/sh", "/m/jobs/1.vm/1.vm.SC", "#!/bin/bash\necho\n") == [
-        "/bin/sh", "-c", "exec /m/jobs/1.vm/1.vm.SC"]
+        "/bin/sh", "-c", "/m/jobs/1.vm/1.vm.SC\nexit $?"]
     assert shell_argv("/bin/sh", "/m/jobs/2[1].vm/2[1].vm.SC", "#!/bin/bash\n") == [
-        "/bin/sh", "-c", "exec '/m/jobs/2[1].vm/2[1].vm.SC'"]
+        "/bin/sh", "-c", "'/m/jobs/2[1].vm/2[1].vm.SC'\nexit $?"]
     assert shell_argv("/bin/sh", "/m/1.vm.SC", "echo\n") == ["/bin/sh", "/m/1.vm.SC"]
     assert shell_argv("/bin/sh", "/m/1.vm.SC", " #!/bin/bash\n") == ["/bin/sh", "/m/1.vm.SC"]
+
+
+def test_the_shell_stays_the_parent_of_a_shebang_script(node1: MomRig) -> None:
+    """Extra k03a, k03h-k03k: PBS's ``-bash`` runs ``/bin/bash <id>.SC`` as its child, so
+    ``qsig -s USR1`` (sent to the whole session) ends the job through the shell although the
+    script traps USR1: Exit_status 266 (256 + 10); the script sees SHLVL 2 (i01b).  (Whether
+    the script's bash reports its ``sleep``'s death on stderr before the session is killed is
+    a race, in PBS too.)"""
+    script = ("#!/bin/bash\ntrap 'echo got USR1' USR1\necho SHLVL=$SHLVL\n"
+              "for i in $(seq 1 300); do sleep 1; done\n")
+    channel = node1.submit("node1", node1.spec("27.vm", script))
+    node1.read_until(channel, "start")
+    spool = node1.job_dir("node1", "27.vm") / "27.vm.OU"
+    for _ in range(250):  # the script runs once its first line is in the spool
+        if spool.exists() and spool.read_text():
+            break
+        time.sleep(0.02)
+    assert spool.read_text() == "SHLVL=2\n"
+    node1.request("node1", "signal", job="27.vm", signal="USR1")
+    events = node1.read_until(channel, "release")
+    assert events[0]["ev"] == "finish" and events[0]["status"] == 266
+    assert (node1.user_home / "job.o27").read_text().splitlines()[0] == "SHLVL=2"
+    # k03n: a real signal goes through the mom's kill_job, which logs it
+    log = "".join(p.read_text() for p in (node1.home / "mom_logs" / "node1").iterdir())
+    lines = [ln.split(";", 5)[-1] for ln in log.splitlines() if ";27.vm;" in ln]
+    at = lines.index("signal job with USR1")
+    assert lines[at + 1] == "kill_job"
 
 
 def test_variable_list_is_decoded_as_the_mom_decodes_it() -> None:

@@ -118,6 +118,48 @@ def test_deleted_job_stays_running_until_the_mom_notices(home: Path) -> None:
         _run(home, [BIN + "/qmgr", "-c", "unset queue workq kill_delay"])
 
 
+def test_usage_comes_with_the_first_status_update(home: Path) -> None:
+    """j05f/k04c/k06d: until the mom's first status update a running job (substate 41) has no
+    resources_used (qstat's Time Use is ``0``); the update brings them with substate 42, for
+    a job suspended meanwhile too (k03q: S with ``resources_used.walltime``)."""
+    done = _run(home, [BIN + "/qsub", _script(home, "long.sh", "sleep 300")])
+    jobid = done.stdout.strip()
+    try:
+        attrs = _wait_state(home, jobid, "R")
+        if attrs["substate"] == "41":  # a loaded machine may be past the update already
+            assert not any(name.startswith("resources_used.") for name in attrs)
+            assert _run(home, [BIN + "/qstat", jobid]).stdout.splitlines()[-1].split()[3] == "0"
+        assert _run(home, [BIN + "/qsig", "-s", "suspend", jobid]).returncode == 0
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            attrs = _job(home, jobid)
+            if "resources_used.walltime" in attrs:
+                break
+            time.sleep(0.2)
+        assert attrs["job_state"] == "S" and "resources_used.walltime" in attrs
+    finally:
+        _run(home, [BIN + "/qdel", "-W", "force", jobid])
+
+
+def test_a_job_suspended_before_its_start_is_reported_still_gets_the_update(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """k03q: qsig -s suspend may reach the server before the mom's start event; the first
+    status update is still due for that run (it brings resources_used to the S job)."""
+    from types import SimpleNamespace
+    from typing import Any, List, Tuple
+
+    from fake_pbs import pace
+    from fake_pbs.server import lifecycle
+    timers: List[Tuple[Any, ...]] = []
+    monkeypatch.setattr(lifecycle, "_after", lambda *args: timers.append(args))
+    app: Any = SimpleNamespace(pace=pace.PROFILES[pace.PBS], now=lambda: 100,
+                               state=SimpleNamespace(save_job=lambda jobid: None), execs=None)
+    job = {"_id": "389.vm", "run_count": "1", "job_state": "S", "substate": "43"}
+    lifecycle._on_start(app, job, {"session_id": 7})
+    assert [t[1] for t in timers] == [lifecycle._first_update]
+    assert (job["job_state"], job["substate"]) == ("S", "43")
+
+
 def test_walltime_is_enforced_at_the_moms_resource_poll(home: Path) -> None:
     """Extra i06/i06b/i06d: walltime=3 is found exceeded only at the mom's first resource poll
     (10 s after the start: `walltime 10 exceeded limit 3` in the log and the stderr file), the

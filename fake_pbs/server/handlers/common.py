@@ -4,8 +4,9 @@ from typing import Any, Dict
 from fake_pbs.model import job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_HISTJOBID, PBSE_IVALREQ, PBSE_PERM, PBSE_UNKJOBID,
                                    PbsError)
-from fake_pbs.server import jobids
+from fake_pbs.server import jobids, reqlog
 from fake_pbs.server.handlers.registry import Context
+from fake_pbs.server.logs import SECURITY
 
 Job = Dict[str, Any]
 
@@ -26,9 +27,18 @@ def job_id_arg(ctx: Context, request: Dict[str, Any]) -> str:
 
 
 def find_job(ctx: Context, request: Dict[str, Any], history: bool = False) -> Job:
-    """The job named by ``request["id"]``; 15001 if unknown, 15139 if finished and not wanted."""
-    job = ctx.app.state.jobs.get(job_id_arg(ctx, request))
+    """The job named by ``request["id"]``; 15001 if unknown, 15139 if finished and not wanted.
+
+    A subjob id is looked up through its array parent first, as chk_job_request does: when
+    the parent is over, any index is "Job has finished", in range or not (k12k).
+    """
+    jobid = job_id_arg(ctx, request)
+    job = ctx.app.state.jobs.get(jobid)
     if job is None:
+        parent = ctx.app.state.jobs.get(jobids.parent_of(jobid) or "")
+        if (parent is not None and parent.get("job_state") in st.HISTORY_STATES
+                and not request.get("purge")):
+            raise PbsError(PBSE_HISTJOBID)
         raise PbsError(PBSE_UNKJOBID)
     if not history and job.get("job_state") in st.HISTORY_STATES:
         raise PbsError(PBSE_HISTJOBID)
@@ -40,8 +50,14 @@ def is_owner(ctx: Context, job: Job) -> bool:
 
 
 def require_owner(ctx: Context, job: Job) -> None:
-    """Only the job's owner or a manager may act on a job (PBSE_PERM, exit 159)."""
+    """Only the job's owner or a manager may act on a job (PBSE_PERM, exit 159); the server
+    logs the refusal with the batch request's type (chk_job_request's msg_permlog, k06i:
+    ``Unauthorized Request, request type: 11, ...`` for pbsuser2's qalter, k05m)."""
     if not ctx.caller.manager and not is_owner(ctx, job):
+        kind = reqlog.OP_TYPES.get(ctx.op, (0,))[0]
+        ctx.app.log.job(job["_id"], "Unauthorized Request, request type: %d, Object: Job, "
+                        "Name: %s, request from: %s" % (kind, job["_id"], ctx.caller.name),
+                        SECURITY)
         raise PbsError(PBSE_PERM)
 
 

@@ -10,7 +10,9 @@ from typing import Any, Dict, List, Optional
 from fake_pbs.model import job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADSTATE, PBSE_IVALREQ,
                                    PBSE_PERM, PBSE_UNKJOBID, PBSE_UNKQUE, PbsError)
-from fake_pbs.server import execid, hookpoints, jobids, lifecycle, resourcing, valuecheck
+from fake_pbs.server import (accounting, execid, hookpoints, jobids, lifecycle, resourcing,
+                             valuecheck)
+from fake_pbs.server.app import ServerApp
 from fake_pbs.server.handlers.common import caller_level, find_job, require_owner
 from fake_pbs.server.handlers.registry import Context, handler
 from fake_pbs.server.logs import DEBUG2
@@ -45,6 +47,8 @@ def _delete_range(ctx: Context, request: Dict[str, Any], span: "re.Match[str]") 
     parent = ctx.app.state.jobs.get(jobids.make(seq, server, array=True))
     if parent is None or first > last or step < 1:
         raise PbsError(PBSE_UNKJOBID)
+    if parent.get("job_state") in st.HISTORY_STATES and not request.get("purge"):
+        raise lifecycle_finished()  # chk_job_request: the parent is over (k12k)
     require_owner(ctx, parent)
     for index in range(first, last + 1, step):
         child = ctx.app.state.jobs.get(jobids.make(seq, server, index=index))
@@ -117,11 +121,21 @@ def delete_one(ctx: Context, job: Job, force: bool, requestor: Optional[str] = N
             lifecycle.note_termination(job)
         lifecycle.save(app, job)
         return
+    if job.get("array_id"):
+        expire_subjob(app, job)
+        return
     # Queued, held or waiting: straight to history, substate 91, no Exit_status (c10b, k13).
     if job.get("comment"):
         job["comment"] = job["comment"] + " and terminated"
     lifecycle.to_history(app, job, st.SUB_TERMINATED, ran=False)
     _maybe_purge(ctx, job)
+
+
+def expire_subjob(app: ServerApp, child: Job) -> None:
+    """A subjob deleted before it ran expires (X): PBS keeps it as a row of the parent's
+    table only, shown with the parent's Exit_status and substate (handlers/status.py)."""
+    child["comment"] = "Subjob finished"
+    lifecycle.to_history(app, child, st.SUB_TERMINATED, ran=False)
 
 
 def _maybe_purge(ctx: Context, job: Job) -> None:
@@ -140,9 +154,7 @@ def delete_array(ctx: Context, parent: Job, force: bool) -> None:
             # "... and terminated by " (k12j, k12n)
             delete_one(ctx, child, force, requestor="")
         else:
-            child["Exit_status"] = "1"
-            child["comment"] = "Subjob finished"
-            lifecycle.to_history(ctx.app, child, st.SUB_TERMINATED, ran=False)
+            expire_subjob(ctx.app, child)
     if not children:
         lifecycle.array_child_ended(ctx.app, parent["_id"])
 
@@ -162,7 +174,11 @@ def holdjob(ctx: Context, request: Dict[str, Any]) -> None:
     job = find_job(ctx, request)
     require_owner(ctx, job)
     types = _hold_types(ctx, request)
+    # req_holdjob notes the hold in the comment whatever the state: a running job stays R
+    # with "Job held by ..." (k01e); qalter -h (modify_job_attr) writes no comment.
+    job["comment"] = "Job held by %s on %s" % (ctx.caller.user, time.ctime(ctx.app.now()))
     apply_hold(ctx, job, types)
+    ctx.app.log.job(job["_id"], "Holds %s set at request of %s" % (types, ctx.caller.name))
     return None
 
 
@@ -172,8 +188,6 @@ def apply_hold(ctx: Context, job: Job, types: str) -> None:
     job["Hold_Types"] = merged
     if job.get("job_state") in (st.QUEUED, st.WAITING):
         lifecycle.set_state(job, st.HELD, st.SUB_HELD)
-        job["comment"] = "Job held by %s on %s" % (ctx.caller.user,
-                                                   time.ctime(ctx.app.now()))
     lifecycle.touch(ctx.app, job)
     lifecycle.save(ctx.app, job)
 
@@ -195,6 +209,9 @@ def rlsjob(ctx: Context, request: Dict[str, Any]) -> None:
         ctx.app.trigger_schedule()
     lifecycle.touch(ctx.app, job)
     lifecycle.save(ctx.app, job)
+    # req_releasejob logs the hold types of the request (tracejob, k11: "Holds u released")
+    ctx.app.log.job(job["_id"], "Holds %s released at request of %s"
+                    % (types, ctx.caller.name))
     return None
 
 
@@ -212,8 +229,7 @@ def movejob(ctx: Context, request: Dict[str, Any]) -> None:
     job["queue"] = dest
     job["qtime"] = str(ctx.app.now())
     lifecycle.touch(ctx.app, job)
-    ctx.app.acct.record("Q", job["_id"], "%s %s " % (lifecycle.acct_base(job),
-                                                     lifecycle.resource_list_fields(job)))
+    ctx.app.acct.record("Q", job["_id"], accounting.job_fields(job, "Q"))
     lifecycle.save(ctx.app, job)
     ctx.app.trigger_schedule()
     return None
@@ -259,11 +275,14 @@ def alterjob(ctx: Context, request: Dict[str, Any]) -> None:
         if key in identity:
             job[key] = identity[key]
     _apply_changes(ctx, job, changes)
+    # req_modifyjob's msg_manager line, once per accepted qalter (k06i: five for 392.vm)
+    ctx.app.log.job(job["_id"], "Job Modified at request of %s" % ctx.caller.name)
     return None
 
 
 def _apply_changes(ctx: Context, job: Job, changes: Dict[str, str]) -> None:
     app = ctx.app
+    was = job.get("job_state")
     custom = app.state.objects.get("resource", {})
     resources = {k.split(".", 1)[1]: v for k, v in changes.items()
                  if k.startswith("Resource_List.")}
@@ -295,7 +314,10 @@ def _apply_changes(ctx: Context, job: Job, changes: Dict[str, str]) -> None:
         lifecycle.set_state(job, st.WAITING, st.SUB_WAITING)
     lifecycle.touch(app, job)
     lifecycle.save(app, job)
-    app.trigger_schedule()
+    # A qalter starts no scheduling cycle; a job that became queued does (svr_setjobstate:
+    # k06h shows one cycle for 392.vm, at its submission, none for its five qalters).
+    if job.get("job_state") == st.QUEUED and was != st.QUEUED:
+        app.trigger_schedule()
 
 
 def affected(jobs: List[Job]) -> List[str]:

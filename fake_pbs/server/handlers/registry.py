@@ -37,6 +37,7 @@ class Context:
     def __init__(self, app: "ServerApp", caller: Caller, sock: int = -1) -> None:
         self.app = app
         self.caller = caller
+        self.op = ""  # the request being served (dispatch sets it)
         self.requests: Optional[ConnectionLog] = (
             ConnectionLog(app.log, caller.name, sock) if sock >= 0 else None)
 
@@ -73,6 +74,7 @@ def dispatch(ctx: Context, request: Dict[str, Any]) -> Message:
     fn = _HANDLERS.get(op)
     if fn is None:
         return PbsError(PBSE_UNKREQ).to_wire()
+    ctx.op = op
     if ctx.requests is not None:
         ctx.requests.request(op)
     try:

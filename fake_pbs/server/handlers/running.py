@@ -1,84 +1,147 @@
 """``sigjob``, ``rerunjob``, ``runjob``: requests that act on a job's execution.
 
 Transcripts: k03 (qsig: signals, suspend/resume by managers only), k04 (qrerun: managers only,
-non-rerunnable 190 unless forced, queued 168), k06 (qrun: managers only; comment ``Job was sent
-for execution at ...``).
+non-rerunnable 190 unless forced, queued 168, the reply once the job is requeued), k06 (qrun:
+managers only; the scheduler preempts for it).
 """
-import signal as signals
 import time
 from typing import Any, Dict, Optional
 
 from fake_pbs.model import states as st
-from fake_pbs.model.errors import (PBSE_BADSTATE, PBSE_NORERUN, PBSE_PERM, PBSE_RESCUNAV,
-                                   PBSE_UNKSIG, PbsError)
+from fake_pbs.model.errors import (PBSE_BADSTATE, PBSE_INTERNAL, PBSE_NORERUN, PBSE_PERM,
+                                   PBSE_RESCUNAV, PBSE_WRONG_RESUME, PbsError)
 from fake_pbs.server import lifecycle
 from fake_pbs.server.handlers.common import find_job, require_manager, require_owner
 from fake_pbs.server.handlers.registry import Context, handler
-from fake_pbs.server.logs import DEBUG, JOB, SCHED
+from fake_pbs.server.logs import ADMIN, DEBUG, JOB, REQ, SCHED
 from fake_pbs.server.sched.loop import failed_to_run
 
 Job = Dict[str, Any]
 
-_ADMIN_SIGNALS = frozenset(("suspend", "resume", "admin-suspend", "admin-resume"))
-
-
-def normalize_signal(text: str) -> str:
-    """``USR1``, ``SIGUSR1``, ``10`` -> a name the mom understands; 15013 when unknown."""
-    if text in _ADMIN_SIGNALS:
-        return text
-    if text.isdigit():
-        number = int(text)
-        if 0 <= number < signals.NSIG:
-            return text
-        raise PbsError(PBSE_UNKSIG)
-    name = text if text.startswith("SIG") else "SIG" + text
-    if not hasattr(signals, name) or name.startswith("SIG_"):
-        raise PbsError(PBSE_UNKSIG)
-    return name
+_SUSPENDS = frozenset(("suspend", "admin-suspend"))
+_RESUMES = frozenset(("resume", "admin-resume"))
 
 
 @handler("sigjob")
 def sigjob(ctx: Context, request: Dict[str, Any]) -> None:
+    """qsig (req_signal.c, k03): suspend/resume need a manager; a signal goes to the mom as
+    named (USR1, SIGUSR1, 10, or SIGFOO, which the mom refuses: 165, k03b/k03n).  A manager's
+    ``resume`` hands the job to the scheduler (substate 45), which resumes it (k03s/k03t,
+    ``resume job by Scheduler@vm``); ``admin-suspend`` puts its vnodes in maintenance until
+    ``admin-resume`` (k03v), and either kind of resume refuses the other kind of suspend."""
+    app = ctx.app
+    app.log.job(str(request.get("id")), "signal job request received", DEBUG)
     job = find_job(ctx, request)
     require_owner(ctx, job)
-    sig = normalize_signal(str(request.get("signal") or "SIGTERM"))
+    sig = str(request.get("signal") or "SIGTERM")
+    suspend, resume = sig in _SUSPENDS, sig in _RESUMES
+    if (suspend or resume) and not ctx.caller.manager:
+        raise PbsError(PBSE_PERM)
     state = job.get("job_state")
-    if sig in _ADMIN_SIGNALS:
-        if not ctx.caller.manager:
-            raise PbsError(PBSE_PERM)
-        wants_suspend = sig.endswith("suspend")
-        if (wants_suspend and state != st.RUNNING) or (not wants_suspend and
-                                                       state != st.SUSPENDED):
+    if state not in (st.RUNNING, st.SUSPENDED):
+        raise PbsError(PBSE_BADSTATE)
+    jobid, admin = str(job["_id"]), bool(job.get("_admin_suspended"))
+    if (sig == "admin-resume" and not admin) or (sig == "resume" and admin):
+        raise PbsError(PBSE_WRONG_RESUME)
+    if suspend or resume:
+        app.log.job(jobid, "%s job by %s" % (sig, ctx.caller.name), ADMIN)
+    if resume:
+        if state != st.SUSPENDED:
             raise PbsError(PBSE_BADSTATE)
-    elif state not in (st.RUNNING, st.SUSPENDED):
-        raise PbsError(PBSE_BADSTATE)
-    app = ctx.app
-    if app.execs is None:
-        raise PbsError(PBSE_BADSTATE)
-    app.execs.signal(job["_id"], sig)
-    if sig in _ADMIN_SIGNALS:
-        lifecycle.suspend(app, job, sig.endswith("suspend"))
+        if sig == "resume":
+            lifecycle.set_state(job, st.SUSPENDED, st.SUB_SCHSUSP)
+            lifecycle.save(app, job)
+            app.trigger_schedule()
+            return None
+    app.log.job(jobid, "job signaled with %s by %s" % (sig, ctx.caller.name))
+    try:
+        if app.execs is None or (suspend and state == st.SUSPENDED):
+            # the mom refuses to suspend what it has suspended (k03r)
+            raise PbsError(PBSE_BADSTATE)
+        app.execs.signal(jobid, sig)
+    except PbsError:
+        app.log.write(DEBUG, REQ, jobid, "Execution server rejected request")
+        raise
+    if suspend or resume:
+        lifecycle.suspend(app, job, suspend)
+        if sig.startswith("admin-"):
+            lifecycle.admin_suspend(app, job, suspend)
     return None
 
 
-@handler("rerunjob")
+# How long qrerun waits for the job's resources to be released (PBS_DIS_TCP_TIMEOUT_RERUN,
+# or the server's job_requeue_timeout), and how often it looks.
+RERUN_TIMEOUT = 45.0
+_RERUN_POLL = 0.05
+
+
+@handler("rerunjob", locked=False)
 def rerunjob(ctx: Context, request: Dict[str, Any]) -> None:
-    job = find_job(ctx, request)
-    require_manager(ctx)
-    if job.get("job_state") not in st.ACTIVE_STATES:
-        raise PbsError(PBSE_BADSTATE)
-    force = bool(request.get("force"))
-    if job.get("Rerunable", "True") != "True" and not force:
-        raise PbsError(PBSE_NORERUN)
-    job["_rerun"] = True
-    lifecycle.save(ctx.app, job)
-    if ctx.app.execs is not None:
+    """qrerun (req_rerun.c): managers only; a job that is not rerunnable is 190 before its
+    state is looked at (k04f), one that is not running 168 (k04j).  The reply waits until the
+    run's resources are released (rel_resc), so the job is queued -- and usually running
+    again -- when qrerun returns (k04b/k04c: R, run_count 2, Exit_status -11).  ``-W force``
+    discards the run at once and replies (k04h, k04l)."""
+    app = ctx.app
+    with app.state.lock:
+        job = find_job(ctx, request)
+        require_manager(ctx)
+        force = bool(request.get("force"))
+        if job.get("Rerunable", "True") != "True" and not force:
+            raise PbsError(PBSE_NORERUN)
+        started = (str(st.SUB_PRERUN), str(st.SUB_RUNNING))
+        if job.get("job_state") != st.RUNNING or (not force and job.get("substate") not in started):
+            raise PbsError(PBSE_BADSTATE)
+        jobid, runs = str(job["_id"]), job.get("run_count")
+        job["_rerun"] = True
+        if force:
+            # discard_job: the mom kills the job; no obit, the requeue follows its answer
+            app.log.job(jobid, "Discard running job, Force rerun ")
+            job["_discard_rerun"] = True
+        else:
+            app.log.job(jobid, "Job Rerun at request of %s" % ctx.caller.name)
+            lifecycle.set_state(job, st.RUNNING, st.SUB_RERUN)
+        lifecycle.save(app, job)
         try:
-            ctx.app.execs.signal(job["_id"], "SIGKILL" if force else "TermJob")
+            if app.execs is None:
+                raise PbsError(PBSE_BADSTATE)
+            app.execs.signal(jobid, "SIGKILL" if force else "TermJob")
         except PbsError:
             job["_exit"] = -11
-            lifecycle.complete(ctx.app, job)
+            lifecycle.complete(app, job)
+        if force:
+            return None
+        timeout = _requeue_timeout(app.state.server)
+    _await_release(app, jobid, runs, timeout)
     return None
+
+
+def _requeue_timeout(server: Dict[str, Any]) -> float:
+    """The server's ``job_requeue_timeout`` (``[[HH:]MM:]SS``) in seconds, else 45."""
+    text = str(server.get("job_requeue_timeout", "")).strip()
+    try:
+        seconds = 0.0
+        for part in text.split(":"):
+            seconds = seconds * 60 + float(part)
+        return seconds if text else RERUN_TIMEOUT
+    except ValueError:
+        return RERUN_TIMEOUT
+
+
+def _await_release(app: Any, jobid: str, runs: Any, timeout: float) -> None:
+    """Block (without the model lock) until run ``runs`` of the job has given its resources
+    back: the job left R/E for that run, or is gone."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with app.state.lock:
+            job = app.state.jobs.get(jobid)
+            if job is None or job.get("run_count") != runs or \
+                    job.get("job_state") not in (st.RUNNING, st.EXITING):
+                return
+            if time.monotonic() >= deadline or app.stopping.is_set():
+                raise PbsError(PBSE_INTERNAL,
+                               "Response timed out. Job rerun request still in progress for")
+        time.sleep(_RERUN_POLL)
 
 
 @handler("runjob", locked=False)
@@ -161,8 +224,9 @@ def _start(ctx: Context, job: Job, exec_vnode: str) -> None:
         scheduler.apply_run(job["_id"], exec_vnode, "", [], requestor)
     else:
         lifecycle.begin_run(app, job, exec_vnode, "", None, requestor)
-    job["comment"] = "Job was sent for execution at %s on %s" % (
-        time.strftime("%a %b %d at %H:%M", time.localtime(app.now())), exec_vnode)
+    # PBS's "Job was sent for execution at ..." lasts only until the mom takes the job
+    # (complete_running then writes "Job run at ...", as for any run): k06d shows the latter
+    # 87 ms after qrun; k06e caught the former (a snapshot of that window).
     lifecycle.save(app, job)
 
 

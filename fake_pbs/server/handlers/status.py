@@ -7,8 +7,9 @@ from fake_pbs.model import attrs as order
 from fake_pbs.model import job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_HISTJOBID, PBSE_IVALREQ, PBSE_PERM, PBSE_UNKJOBID,
                                    PBSE_UNKNODE, PBSE_UNKQUE, PbsError)
-from fake_pbs.server import jobids
-from fake_pbs.server.defaults import format_kb, mem_bytes
+from fake_pbs.model.stateselect import state_selected
+from fake_pbs.server import assigned, jobids
+from fake_pbs.server.defaults import mem_bytes
 from fake_pbs.server.handlers.common import caller_level, is_owner, is_true
 from fake_pbs.server.handlers.registry import Context, handler
 from fake_pbs.server.rawreply import EncodedList
@@ -61,8 +62,29 @@ def _ranges(values: List[int]) -> str:
     return ",".join(parts)
 
 
+def _expired_subjob_view(ctx: Context, job: Job) -> Job:
+    """A subjob that expired before it ran exists only as a row of its parent's table: PBS
+    shows the parent's record with the subjob's state (stat_job.c), so its substate and
+    Exit_status are the parent's (k12j, k12n: 91 and 1 of a terminated array)."""
+    parent = ctx.app.state.jobs.get(job.get("array_id", ""))
+    if parent is None:
+        return job
+    view = dict(job)
+    view["substate"] = parent.get("substate", job.get("substate"))
+    view.pop("Exit_status", None)
+    if "Exit_status" in parent:
+        view["Exit_status"] = parent["Exit_status"]
+    return view
+
+
 def job_record(ctx: Context, job: Job, names: Optional[List[str]] = None) -> Reply:
-    view = _array_view(ctx, job) if job.get("array") == "True" else job
+    if job.get("array") == "True":
+        view = _array_view(ctx, job)
+    elif (job.get("array_id") and job.get("job_state") in st.HISTORY_STATES
+            and "stime" not in job):
+        view = _expired_subjob_view(ctx, job)
+    else:
+        view = job
     pairs = order.job_pairs(view, ctx.caller.manager)
     if names:
         wanted = set(names)
@@ -96,7 +118,9 @@ def _all_jobs(ctx: Context, extend: str, names: Optional[List[str]]) -> EncodedL
         data = index.encoded(job, key) if done else None
         if data is None:
             data = dumps(job_record(ctx, job, names)).encode("ascii")
-            if done and job.get("array") != "True":  # a parent's counters are computed
+            # a parent's counters are computed, an expired subjob shows its parent's status
+            if done and job.get("array") != "True" and not (
+                    job.get("array_id") and "stime" not in job):
                 index.keep_encoded(job, key, data)
         out.append(data)
     return EncodedList(out)
@@ -182,7 +206,7 @@ def _compare(actual: Optional[str], op: str, wanted: str, name: str) -> bool:
     if actual is None:
         return op == "ne"
     if name == "job_state" and op in ("eq", "ne"):
-        inside = actual in wanted
+        inside = state_selected(actual, wanted)
         return inside if op == "eq" else not inside
     if name == "Job_Owner" and "@" not in wanted:
         actual = actual.split("@")[0]
@@ -231,19 +255,13 @@ def _counts(jobs: List[Job]) -> Dict[str, int]:
     return counts
 
 
-def _assigned(jobs: List[Job]) -> Dict[str, str]:
-    ncpus = nodect = mem = 0
-    for job in jobs:
-        if job.get("job_state") not in st.ACTIVE_STATES or job.get("array") == "True":
-            continue
-        ncpus += int(job.get("Resource_List.ncpus", "0") or 0)
-        nodect += int(job.get("Resource_List.nodect", "0") or 0)
-        if "Resource_List.mem" in job:
-            mem += mem_bytes(job["Resource_List.mem"])
-    out = {"resources_assigned.ncpus": str(ncpus), "resources_assigned.nodect": str(nodect)}
-    if mem:
-        out["resources_assigned.mem"] = format_kb(mem)
-    return out
+def _legacy_ran(record: Dict[str, str], ran: bool) -> Dict[str, str]:
+    """A record saved before the names were kept (a queue's ``_ran``, a server that ran jobs)
+    had totalled ncpus and nodect at least."""
+    if ran:
+        return dict(record, _assigned=",".join(
+            filter(None, [record.get("_assigned", ""), "ncpus,nodect"])))
+    return record
 
 
 def _live(jobs: List[Job]) -> List[Job]:
@@ -256,11 +274,7 @@ def queue_record(ctx: Context, name: str) -> Reply:
     jobs = _live([j for j in ctx.app.state.live_jobs() if j.get("queue") == name])
     attrs["total_jobs"] = str(len(jobs))
     attrs["state_count"] = st.state_count(_counts(jobs))
-    if attrs.get("_ran") or any(j.get("job_state") in st.ACTIVE_STATES for j in jobs):
-        attrs.update(_assigned(jobs))
-        if not ctx.app.state.queues[name].get("_ran"):
-            ctx.app.state.queues[name]["_ran"] = "1"
-            ctx.app.state.save_queue(name)
+    attrs.update(assigned.totals(_legacy_ran(attrs, bool(attrs.get("_ran"))), jobs))
     return {"name": name, "attrs": [list(p) for p in order.ordered(attrs, order.QUEUE_ATTR_ORDER)]}
 
 
@@ -285,8 +299,8 @@ def statsvr(ctx: Context, request: Dict[str, Any]) -> Reply:
     history, history_ran = state.index.history_counts(state.jobs)
     attrs["total_jobs"] = str(len(live) + history)
     attrs["state_count"] = st.state_count(_counts(live))
-    if history_ran or any(j.get("exec_vnode") for j in live):
-        attrs.update(_assigned(live))
+    attrs.update(assigned.totals(
+        _legacy_ran(attrs, bool(history_ran) and "_assigned" not in attrs), live))
     attrs["license_count"] = "Avail_Global:1000000 Avail_Local:1000000 Used:0 High_Use:0"
     return {"name": ctx.app.server_name,
             "attrs": [list(p) for p in order.ordered(attrs, order.SERVER_ATTR_ORDER)]}

@@ -15,7 +15,7 @@ from fake_pbs.model import job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADUSER, PBSE_IVALREQ, PBSE_MaxArraySize,
                                    PBSE_QUENODFLT, PBSE_QUNOENB, PBSE_UNKJOBID, PBSE_UNKQUE,
                                    PbsError)
-from fake_pbs.server import (depend, execid, hookpoints, jobids, lifecycle, resourcing,
+from fake_pbs.server import (accounting, depend, execid, hookpoints, jobids, lifecycle, resourcing,
                              valuecheck)
 from fake_pbs.server.handlers.common import caller_level, is_true
 from fake_pbs.server.handlers.registry import Context, handler
@@ -176,8 +176,7 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
                 0x0100)
     app.log.job(jobid, "Job Queued at request of %s, owner = %s, job name = %s, queue = %s" % (
         ctx.caller.name, job["Job_Owner"], name, queue))
-    app.acct.record("Q", jobid, "%s %s " % (lifecycle.acct_base(job),
-                                            lifecycle.resource_list_fields(job)))
+    app.acct.record("Q", jobid, accounting.job_fields(job, "Q"))
     if deps:  # after the Job Queued line (j05p, j05y)
         depend.register(app, job, deps)
         app.state.save_job(jobid)

@@ -202,7 +202,13 @@ class Scheduler(SchedulerLike):
         if target is not None and target.get("comment") != comment and \
                 target.get("job_state") not in st.HISTORY_STATES:
             target["comment"] = comment
+            self._modified(jobid)
             self.app.state.save_job(jobid)
+
+    def _modified(self, jobid: str) -> None:
+        """The scheduler alters a job's comment through the server, which logs it (k06i:
+        392.vm, 393.vm once considered; 390.vm, 393.vm once preempted; m03f)."""
+        self.app.log.job(jobid, "Job Modified at request of Scheduler@%s" % self.app.host)
 
     def _run(self, run: Any) -> None:
         """Start a job the cycle placed; the scheduler logs ``Job run`` when it started."""
@@ -234,6 +240,9 @@ class Scheduler(SchedulerLike):
         except PbsError:
             return
         self.app.sched_log.write(SCHED, "Job", jobid, "Job run")
+        # the scheduler's own comment for a job it runs; it differs after a preemption's
+        # "Not Running: ..." (k06i: 390.vm Job Modified after its resume)
+        self._comment(jobid, lifecycle.run_comment(self.app.now(), job.get("exec_vnode", "")))
 
     def apply_run(self, jobid: str, exec_vnode: str, exec_host: str,
                   hosts: List[Dict[str, Any]], requestor: str) -> None:

@@ -186,6 +186,20 @@ EXTRA_BEFORE: Dict[str, List[Step]] = {
     "i05a_qsub_default": [
         Run("pbsuser", "mkdir -p %s && cp both.sh i05/" % " ".join(
             "i05/" + d for d in _I05_DIRS.split()), "", "the i05 tree (see i05z's listing)")],
+    # k01c's qstat lists only the k00 jobs: the held, waiting and never-runnable jobs that
+    # sections i and j left (327, 329, 341[], 351-370) were gone by 21:00:28.
+    "k00_qsub_trap1": [
+        Run("root", "qdel $(qselect -u pbsuser) 2>/dev/null", "",
+            "clean-up before section k (k01c lists only 382-385)")],
+    # 21:00:32 -> 21:01:02: k03's trap jobs start at once (k03a, k03d R), k06a lists none of
+    # 382-385, and 386.vm (not captured) is finished by k07f.
+    "k03_qsub_trapA": [
+        Run("root", "qdel 382.vm 383.vm 384.vm 385.vm", "",
+            "clean-up before k03 (k03a: the trap jobs run at once; k06a lists none of them)"),
+        Run("pbsuser", "qsub -h hello.sh", "386.vm\n", "386.vm (not captured; F in k07f)"),
+        Run("pbsuser", "qdel 386.vm", "", "386.vm is finished by k07f"),
+        Wait("382.vm", "F", 60, "the trap jobs' cpus are free before k03 (k03a)"),
+        Wait("383.vm", "F", 60, "the trap jobs' cpus are free before k03 (k03a)")],
     # The capture waited for the i05 jobs (336's output copy is retried for ~32 s) before
     # i05z (20:57:32 -> 20:58:05) and took i05g's log excerpts after that wait; the excerpts
     # follow i05h here, so the wait comes before it (337's run is what moves).
@@ -241,12 +255,38 @@ EXTRA_BEFORE: Dict[str, List[Step]] = {
     "i06b_cat_wt_files": [Wait("338.vm", "F", 60, "waitstate 338 F")],
 }
 
+# Later in section k (kept apart from the clean-ups above, which another change also writes).
+EXTRA_BEFORE.update({
+    # The extra capture's server listed root in acl_roots (k08q: qstat -B -f shows it; set
+    # here, after root's first case, so that a replay without root is not cut short).
+    "k08q_qstat_B_f_dsv": [
+        Run("root", "qmgr -c 'set server acl_roots = root'", "",
+            "the capture server's acl_roots (k08q)")],
+    # k14b/k14c: root deleted 389 and 390 at 21:02:24 (D requestor=root@vm, E 6 s later with
+    # Exit_status 271), and k12's array runs two subjobs at once: 393 and 394 went too.
+    "k12_qsub_array": [
+        Run("root", "qdel 389.vm 390.vm 393.vm 394.vm", "",
+            "clean-up before k12 (k14b/k14c: D requestor=root@vm at 21:02:24)"),
+        Wait("389.vm", "F", 60, "k12a: the array's first subjobs run at once"),
+        Wait("390.vm", "F", 60, "k12a: the array's first subjobs run at once"),
+        Wait("393.vm", "F", 60, "k12a: the array's first subjobs run at once")],
+})
+
 PLANS: Dict[str, Tuple[Dict[str, List[Step]], List[Tuple[str, str, LogSpec]]]] = {
     "release": (RELEASE_BEFORE, RELEASE_LOGS),
     "extra": (EXTRA_BEFORE, []),
 }
 
 _LOG_STAMP = re.compile(r"^(\d\d)/(\d\d)/(\d{4}) (\d\d:\d\d:\d\d)")
+
+
+# Excerpts whose capture mark was set before their group's first case: their first line is an
+# earlier case's (k04l opens with 389.vm's submission, k03o; k06h/k06i with 392.vm's, k05).
+_EXTRA_MARKS: Dict[str, str] = {
+    "k04l_qrerun_server.log": "k03o_qsub_trapC",
+    "k06h_qrun_preempt_sched.log": "k05_qsub_queued",
+    "k06i_qrun_preempt_server.log": "k05_qsub_queued",
+}
 
 
 def _extra_logs(cases: Sequence[Case]) -> List[Tuple[str, str, LogSpec, str]]:
@@ -270,7 +310,8 @@ def _extra_logs(cases: Sequence[Case]) -> List[Tuple[str, str, LogSpec, str]]:
                                           last.group(4))) if last else group[-1].time
         after = [c for c in cases if c.time <= stamp] or group
         found.append((path.name, after[-1].name,
-                      LogSpec(daemon, mark=group[0].name, exclude=_MOM_NOISE, by_objects=True),
+                      LogSpec(daemon, mark=_EXTRA_MARKS.get(path.name, group[0].name),
+                              exclude=_MOM_NOISE, by_objects=True),
                       stamp))
     return found
 
