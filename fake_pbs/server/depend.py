@@ -7,7 +7,7 @@ dependent (F, substate 92, no comment, no Exit_status; log "Job deleted as resul
 job 12.vm"; accounting ``A``).  An unknown job id is accepted at submission and the job is then
 deleted ("Dependency request for job rejected by 9999.vm").
 """
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from fake_pbs.model import states as st
 from fake_pbs.model.errors import PBSE_BADDEPEND, PbsError
@@ -59,7 +59,7 @@ def _outcome(kind: str, target: Job) -> Optional[bool]:
     return not ok and status is not None
 
 
-def register(app: Any, job: Job, deps: List[Dep]) -> None:
+def register(app: Any, job: Job, deps: List[Dep], queued_record: Callable[[], None]) -> None:
     """The queued job's dependencies, after its ``Job Queued`` line (j05p, j05y: the enqueue
     line shows the state before them).  Any ``after*`` dependency first puts the system hold
     on (H, substate 22, Hold_Types ``s``, no etime: j05x); each is then checked in order and
@@ -67,10 +67,12 @@ def register(app: Any, job: Job, deps: List[Dep]) -> None:
     satisfied``) leaves ``depend`` (j05w), one that cannot (``342.vm Finished job did not
     satisfy dependency``) or an unknown job (``Dependency request for job rejected by
     9999.vm``, logged about ``ID@server``) deletes the job once all are checked; with none
-    left the hold comes off again."""
+    left the hold comes off again.  ``queued_record`` writes the job's Q accounting record once
+    ``depend`` and the hold are set, before any A record of its deletion (k14f)."""
     server = app.server_name
     jobid = job["_id"]
     if not deps:
+        queued_record()
         return
     job["Hold_Types"] = "".join(t for t in "uosp" if t in job.get("Hold_Types", "") + "s")
     lifecycle.set_state(job, st.HELD, st.SUB_DEPNHOLD)
@@ -94,6 +96,7 @@ def register(app: Any, job: Job, deps: List[Dep]) -> None:
             app.log.job(jobid, "%s Finished job did not satisfy dependency" % target_id)
             refused = True
     _set_depend(job, kept, server)
+    queued_record()
     if refused:
         _delete(app, job, None)
         return

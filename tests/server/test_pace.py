@@ -174,7 +174,10 @@ def test_walltime_is_enforced_at_the_moms_resource_poll(home: Path) -> None:
     log = "".join(p.read_text() for p in sorted((home / "mom_logs").rglob("2*")))
     lines = [ln.split(mark, 1)[1] for ln in log.splitlines() if mark in ln]
     exceeded = [ln for ln in lines if ln.startswith("walltime ")]
-    assert exceeded and int(exceeded[0].split()[1]) >= 10, lines
+    # Found at a poll, not when the limit passes: the first poll after a start comes at most
+    # the minimum interval after the previous one (start_exec.c), so with earlier jobs of this
+    # module's cluster it may land anywhere up to 10 s in (i06d's 10 s had no earlier poll).
+    assert exceeded and int(exceeded[0].split()[1]) > 3, lines
     at = lines.index(exceeded[0])
     assert lines[at + 1:at + 6] == ["kill_job", "task 00000001 terminated", "kill_job",
                                     "task 00000001 force exited", "Terminated"], lines

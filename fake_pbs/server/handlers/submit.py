@@ -176,10 +176,16 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
                 0x0100)
     app.log.job(jobid, "Job Queued at request of %s, owner = %s, job name = %s, queue = %s" % (
         ctx.caller.name, job["Job_Owner"], name, queue))
-    app.acct.record("Q", jobid, accounting.job_fields(job, "Q"))
-    if deps:  # after the Job Queued line (j05p, j05y)
-        depend.register(app, job, deps)
+    # The Q record follows the dependencies' registration (k14f: etime=0 under the system
+    # hold, depend=afterok:ID@server), which follows the Job Queued line (j05p, j05y).
+
+    def queued_record() -> None:
+        app.acct.record("Q", jobid, accounting.job_fields(job, "Q"))
+    if deps:
+        depend.register(app, job, deps, queued_record)
         app.state.save_job(jobid)
+    else:
+        queued_record()
     app.trigger_schedule()
     crashpoints.reach(app.home, "server", "submit-saved")
     return {"jobid": jobid}
