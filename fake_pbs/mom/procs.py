@@ -6,11 +6,12 @@ which is how a restarted mom knows a recorded shepherd or job shell is still the
 from __future__ import annotations
 
 import os
+import signal
 import time
 
 TYPE_CHECKING = False  # typing stays out of the per-job shepherd's start-up
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional
+    from typing import Dict, List, Optional, Set
 
 
 def start_ticks(pid: int) -> Optional[int]:
@@ -67,15 +68,28 @@ def session_members(sid: int) -> List[int]:
     return members
 
 
+# Signals that must reach the whole session: a process forked between the scan of the session
+# and its parent's signal is in no scan, so these look again until no member is new (a stopped
+# or killed process forks no more).  Others go out once, as PBS sends them.
+_WHOLE_SESSION = frozenset((signal.SIGSTOP, signal.SIGKILL))
+_MAX_SCANS = 5
+
+
 def signal_session(sid: int, signum: int) -> int:
     """Send ``signum`` to every process of session ``sid``; return how many were signalled."""
+    sent: Set[int] = set()
     count = 0
-    for pid in session_members(sid):
-        try:
-            os.kill(pid, signum)
-            count += 1
-        except OSError:
-            pass
+    for _ in range(_MAX_SCANS if signum in _WHOLE_SESSION else 1):
+        new = [pid for pid in session_members(sid) if pid not in sent]
+        if not new:
+            break
+        for pid in new:
+            sent.add(pid)
+            try:
+                os.kill(pid, signum)
+                count += 1
+            except OSError:
+                pass
     return count
 
 

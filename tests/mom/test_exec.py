@@ -5,6 +5,8 @@ import time
 
 import pytest
 
+from fake_pbs.testing import wait_for
+
 from .momrig import MomRig, kinds
 
 ENV_SCRIPT = """#!/bin/bash
@@ -115,9 +117,12 @@ def test_termjob_sigterm_gives_271(node1: MomRig) -> None:
 
 def test_termjob_escalates_to_sigkill_265(node1: MomRig) -> None:
     """Reference §3: a job that survives SIGTERM for kill_delay is SIGKILLed -> 265."""
-    script = "trap '' TERM\nsleep 300\n"
+    trapped = node1.user_home / "trapped.14"
+    script = "trap '' TERM\ntouch %s\nsleep 300\n" % trapped
     channel = node1.submit("node1", node1.spec("14.vm", script, kill_delay=1))
     node1.read_until(channel, "start")
+    # The start event comes when the shell starts, maybe before it read the trap line.
+    wait_for(trapped.exists, 30, "the job's TERM trap set")
     node1.request("node1", "signal", job="14.vm", signal="TermJob")
     events = node1.read_until(channel, "release")
     assert events[0]["ev"] == "finish" and events[0]["status"] == 265
