@@ -7,6 +7,7 @@ match or a bound passes, since the fake's timing is not PBS's; commands with sid
 once.  Cases are replayed lazily and in order, so selecting one test replays what precedes it.
 """
 import difflib
+import os
 import re
 import time
 import traceback
@@ -18,7 +19,7 @@ from .cases import Case, LogSpec
 from .environment import FidelityEnv, Result
 from .jobids import JobMap
 from .normalize import Normalizer, mask
-from .plan import SKIPPABLE, Run, Step, Wait, build_plan
+from .plan import NEEDS_UNPRIVILEGED_SUBMITTER, SKIPPABLE, Run, Step, Wait, build_plan
 from .retry import RETRY_SECONDS, STABLE_SECONDS, Reads, Timeline, read_until
 from .timingfree import timing_free
 
@@ -222,6 +223,8 @@ class Replayer:
         if self.broken is not None:
             return Outcome(case, "skip", detail=self.broken)
         reason = env.skip_reason(case.user)
+        if reason is None and case.name in NEEDS_UNPRIVILEGED_SUBMITTER and os.geteuid() != 0:
+            return Outcome(case, "skip", detail=NEEDS_UNPRIVILEGED_SUBMITTER[case.name])
         if reason is not None:
             if case.log is None and case.name not in SKIPPABLE and not is_read_only(case.command):
                 self.broken = ("%s (%s) was skipped and changes the cluster: the rest of the set "
