@@ -219,8 +219,13 @@ def fake_cluster(request: Any, tmp_path_factory: Any) -> Iterator[FakeCluster]:
         yield cluster
     finally:
         if not _option(config, "fake_pbs_keep", False):
-            cluster.stop()
-            shutil.rmtree(str(home), ignore_errors=True)  # no cluster home left in /tmp
+            try:
+                cluster.stop()
+            finally:
+                # stop leaves job shells to their shepherds (they outlive a mom, by design); a
+                # job still running or suspended at the session's end must not outlive it
+                control.sweep(home)
+                shutil.rmtree(str(home), ignore_errors=True)  # no cluster home left in /tmp
 
 
 @pytest.fixture
