@@ -83,13 +83,20 @@ def signal_session(sid: int, signum: int) -> int:
         new = [pid for pid in session_members(sid) if pid not in sent]
         if not new:
             break
-        for pid in new:
-            sent.add(pid)
-            try:
-                os.kill(pid, signum)
-                count += 1
-            except OSError:
-                pass
+        sent.update(new)
+        count += _kill_each(new, signum)
+    return count
+
+
+def _kill_each(pids: List[int], signum: int) -> int:
+    """``signum`` to each of ``pids``; how many were signalled (gone ones are skipped)."""
+    count = 0
+    for pid in pids:
+        try:
+            os.kill(pid, signum)
+            count += 1
+        except OSError:
+            pass
     return count
 
 
@@ -121,16 +128,6 @@ def signal_session_bottom_up(sid: int, signum: int, gap: float) -> int:
         levels.setdefault(depth(pid), []).append(pid)
     count = 0
     for level in sorted(levels, reverse=True):
-        for pid in levels[level]:
-            try:
-                os.kill(pid, signum)
-                count += 1
-            except OSError:
-                pass
+        count += _kill_each(levels[level], signum)
         time.sleep(gap)
-    try:
-        os.kill(sid, signum)
-        count += 1
-    except OSError:
-        pass
-    return count
+    return count + _kill_each([sid], signum)
