@@ -34,7 +34,7 @@ def primary_host(job: Dict[str, Any]) -> str:
 class ExecClient(ExecLike):
     def __init__(self, app: ServerApp) -> None:
         self.app = app
-        self._following: Set[str] = set()  # "<jobid>#<run_count>" of the runs followed now
+        self._following: Set[str] = set()  # the run keys (lifecycle.run_key) followed now
         self._followers = Workers("exec")  # a follower per run, threads reused
         self._guard = threading.Lock()
         self._workers = Workers("discard")  # the delete-job requests, threads reused
@@ -62,7 +62,7 @@ class ExecClient(ExecLike):
         # final event when the requeued job is sent again.
         with self.app.state.lock:
             job = self.app.state.jobs.get(jobid)
-            key = "%s#%s" % (jobid, job.get("run_count", "0") if job else "0")
+            key = lifecycle.run_key(job) if job else jobid
         with self._guard:
             if key in self._following:
                 return
@@ -76,7 +76,7 @@ class ExecClient(ExecLike):
 
     def _follow_run(self, jobid: str, key: str) -> None:
         try:
-            self._follow(jobid)
+            self._follow(jobid, key)
         finally:
             with self._guard:
                 self._following.discard(key)
@@ -88,15 +88,13 @@ class ExecClient(ExecLike):
                 return None
             return dict(job)
 
-    def _follow(self, jobid: str) -> None:
+    def _follow(self, jobid: str, key: str) -> None:
         failures = 0
         lost_since: Optional[float] = None
-        first = self._snapshot(jobid)
-        run_count = first.get("run_count") if first else None
         while not self.app.stopping.is_set():
             job = self._snapshot(jobid)
-            if job is None or job.get("run_count") != run_count:
-                return
+            if job is None or lifecycle.run_key(job) != key:
+                return  # the run ended: it ran again, or the id now names another job
             host = primary_host(job)
             try:
                 channel = protocol.connect(paths.mom_socket(self.app.home, host),
@@ -135,7 +133,7 @@ class ExecClient(ExecLike):
             channel.send({"op": "start", "job": self._start_spec(job)})
             with self.app.state.lock:
                 live = self.app.state.jobs.get(jobid)
-                if live is not None and live.get("run_count") == job["run_count"]:
+                if live is not None and lifecycle.run_key(live) == lifecycle.run_key(job):
                     live["_sent"] = True
                     self.app.state.save_job(jobid)
         started = bool(job.get("_started"))
@@ -155,6 +153,9 @@ class ExecClient(ExecLike):
             elif message.get("ev") == "release" and message.get("final"):
                 crashpoints.reach(self.app.home, "server", "release-received")
             with self.app.state.lock:
+                live = self.app.state.jobs.get(jobid)
+                if live is None or lifecycle.run_key(live) != lifecycle.run_key(job):
+                    return True  # a stale stream: its job is gone and the id reused
                 if lifecycle.apply_event(self.app, message):
                     return True
             if message.get("ev") == "finish" and (started or message.get("stage_out")):
@@ -180,7 +181,7 @@ class ExecClient(ExecLike):
     def _lost(self, jobid: str, job: Dict[str, Any], why: str) -> None:
         with self.app.state.lock:
             live = self.app.state.jobs.get(jobid)
-            if live is None or live.get("run_count") != job.get("run_count"):
+            if live is None or lifecycle.run_key(live) != lifecycle.run_key(job):
                 return
             if "_obit" in live:
                 # The obit is stored and the mom no longer has the run: it was released and

@@ -5,6 +5,7 @@ replies only afterwards.  Messages and comments are PBS's (req_runjob.c, req_job
 svr_jobfunc.c; golden transcripts b02, b04, b05b, c04c, i01c, k14*).
 """
 import pwd
+import secrets
 import threading
 import time
 from typing import Any, Dict, List, Optional, Tuple
@@ -92,6 +93,9 @@ def _mark_running(app: ServerApp, job: Job, exec_vnode: str, exec_host: str,
     job["jobdir"] = _home(int(job.get("_uid", 0)))
     job.setdefault("etime", str(now))
     job["run_count"] = str(int(job.get("run_count", "0")) + 1)
+    # Job ids come back (a reset starts them at 0 again; the sequence wraps), so id and
+    # run_count do not name a run: its follower and its events are matched on this key.
+    job["_run_key"] = "%s#%s#%s" % (job["_id"], job["run_count"], secrets.token_hex(6))
     job["comment"] = run_comment(now, exec_vnode)
     job["_last_seq"] = 0
     job["_sent"] = False
@@ -244,6 +248,12 @@ def admin_suspend(app: ServerApp, job: Job, suspend: bool) -> None:
 
 
 # -- exec events ------------------------------------------------------------------------------
+def run_key(job: Dict[str, Any]) -> str:
+    """What names one run of one job (set when it is run; id and run_count for a run started
+    by a server that had no keys)."""
+    return str(job.get("_run_key") or "%s#%s" % (job.get("_id"), job.get("run_count", "0")))
+
+
 def apply_event(app: ServerApp, event: Dict[str, Any]) -> bool:
     """Turn one mom event into job state; returns True when the stream is complete."""
     job = app.state.jobs.get(str(event.get("job")))
