@@ -189,7 +189,7 @@ class MomDaemon:
             self._job(msg).send_signal(str(msg["signal"]))
             return None
         if op == "discard":
-            return self._discard(str(msg["job"]), msg.get("run_count"))
+            return self._discard(str(msg["job"]), msg.get("run_count"), msg.get("run_key"))
         if op == "copy":
             target = self._job(msg)
             if int(msg.get("run_count", target.run_count)) == target.run_count:
@@ -252,11 +252,13 @@ class MomDaemon:
         with self.ctx.polls_lock:
             self.ctx.polls.set_jobs(self.ctx.clock(), len(self.jobs))
 
-    def _discard(self, jobid: str, run_count: Any = None) -> None:
+    def _discard(self, jobid: str, run_count: Any = None, run_key: Any = None) -> None:
         with self.lock:
             job = self.jobs.get(jobid)
             if job is not None and run_count is not None and int(run_count) != job.run_count:
                 return  # a late discard of an earlier run: the current run is not its
+            if job is not None and run_key and job.job.get("run_key") not in (None, run_key):
+                return  # a late discard of the job that had this id before a reset
             job = self.jobs.pop(jobid, None)
             self._count_jobs()
             done = threading.Event()

@@ -186,5 +186,5 @@ class ExecLike:  # pragma: no cover - interface
     def signal(self, jobid: str, signal: str) -> None:
         raise NotImplementedError
 
-    def discard(self, jobid: str, host: str, run_count: int) -> None:
+    def discard(self, jobid: str, host: str, run_count: int, run_key: str) -> None:
         raise NotImplementedError

@@ -206,7 +206,8 @@ class ExecClient(ExecLike):
         except KeyError:
             home = "/"
         attrs = {k: v for k, v in job.items() if not k.startswith("_")}
-        return {"id": job["_id"], "run_count": int(job["run_count"]), "attrs": attrs,
+        return {"id": job["_id"], "run_count": int(job["run_count"]),
+                "run_key": lifecycle.run_key(job), "attrs": attrs,
                 "script": job.get("_script", ""), "exec_vnode": job.get("exec_vnode", ""),
                 "hosts": job.get("_hosts") or lifecycle.hosts_from_vnode(
                     str(job.get("exec_vnode", ""))),
@@ -291,14 +292,14 @@ class ExecClient(ExecLike):
             if job is not None and not job.get("_started") and signal != TERMJOB:
                 lifecycle.hold_signal(job, signal)
 
-    def discard(self, jobid: str, host: str, run_count: int) -> None:
+    def discard(self, jobid: str, host: str, run_count: int, run_key: str) -> None:
         """The delete-job request for run ``run_count`` (a late one must not end the requeued
-        job's next run), in the background.  Called once the job's end is saved: the mom then
-        forgets the run; if the request is lost, the next reconcile sends it again
-        (nodehealth.py)."""
+        job's next run, nor a new job given the same id after a reset), in the background.
+        Called once the job's end is saved: the mom then forgets the run; if the request is
+        lost, the next reconcile sends it again (nodehealth.py)."""
         def send() -> None:
             try:
-                self.request(host, "discard", job=jobid, run_count=run_count)
+                self.request(host, "discard", job=jobid, run_count=run_count, run_key=run_key)
             except PbsError:
                 return
             crashpoints.reach(self.app.home, "server", "discard-sent")

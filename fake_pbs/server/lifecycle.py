@@ -460,16 +460,16 @@ def _free(app: ServerApp, job: Job) -> None:
     release_vnodes(app, job)
 
 
-Target = Optional[Tuple[str, str, int]]
+Target = Optional[Tuple[str, str, int, str]]
 
 
 def _discard_target(job: Job) -> Target:
-    """Whom the delete-job request of this run goes to: (job id, primary host, run_count),
-    taken before a requeue clears exec_host; None for a job that never went to a mom."""
+    """Whom the delete-job request of this run goes to: (job id, primary host, run_count, run
+    key), taken before a requeue clears exec_host; None for a job that never went to a mom."""
     host = str(job.get("exec_host", "")).split("/")[0].split("+")[0]
     if not host:
         return None
-    return job["_id"], host, int(job.get("run_count", "0") or 0)
+    return job["_id"], host, int(job.get("run_count", "0") or 0), run_key(job)
 
 
 def _send_discard(app: ServerApp, target: Target) -> None:

@@ -45,3 +45,17 @@ def test_no_copy_request_waits_then_discard_stages_out(node1: MomRig) -> None:
     lines = _job_lines(node1, "32.vm")
     assert "copy file request received" not in lines
     assert lines.index("Staged 2/2 items out over 0:00:00") > lines.index("Obit sent")
+
+
+def test_discard_of_an_earlier_job_with_the_same_id_is_ignored(node1: MomRig) -> None:
+    """Ids come back (a reset starts them at 0): a late delete-job request for the job that
+    had this id and run_count before must not end the new job, which has another run key."""
+    spec = dict(node1.spec("33.vm", "sleep 30\n"), run_key="33.vm#1#new")
+    channel = node1.submit("node1", spec)
+    node1.read_until(channel, "start")
+    node1.request("node1", "discard", job="33.vm", run_count=1, run_key="33.vm#1#old")
+    held = [j["id"] for j in node1.request("node1", "status")["jobs"]]
+    assert "33.vm" in held
+    node1.request("node1", "discard", job="33.vm", run_count=1, run_key="33.vm#1#new")
+    held = [j["id"] for j in node1.request("node1", "status")["jobs"]]
+    assert "33.vm" not in held
