@@ -19,6 +19,7 @@ PRIVATE_FIELDS = {
     "_user": ("str", "the submitter's user name (the job runs as this user)"),
     "_group": ("str", "the submitter's group name (accounting ``group=``)"),
     "_script": ("str", "the job script's text, sent to the mom at each start"),
+    "_deps_done": ("bool", "its dependents were released or deleted (in its E phase, pace pbs)"),
     "_deps": ("list[[type, jobid]]", "``depend`` conditions not yet met (server/depend.py)"),
     "_submit_token": ("str", "the client's token of this submission: a retried qsub gets the "
                              "same job back"),

@@ -26,6 +26,7 @@ RERUN_IF_RERUNABLE = frozenset((-11, -14))
 WALLTIME_KILLED = -29
 LOST_RUN = -11  # JOB_EXEC_RERUN: the mom found the job's processes gone
 MAX_FAILED_ATTEMPTS = 20
+DEPEND_RELEASE_SHARE = 0.5  # pace pbs: dependents are dealt with halfway through the E phase
 SESSION_ID_AFTER = 2
 SUB_STAGEOUT = 51  # JOB_SUBSTATE_STAGEOUT: E after the obit, while files are staged out (c04b)
 
@@ -450,6 +451,9 @@ def _decide_end(app: ServerApp, job: Job) -> bool:
         set_state(job, st.EXITING, SUB_STAGEOUT)
         touch(app, job)
         save(app, job)
+        if "before" in job.get("depend", ""):
+            _after(e_phase * DEPEND_RELEASE_SHARE, _release_dependents, app, jobid,
+                   job.get("run_count", ""))
         _after(e_phase, _end_of_e_phase, app, jobid, job.get("run_count", ""))
         return False
     to_history(app, job, st.final_substate(status, job.get("_deleted_by") is not None),
@@ -517,6 +521,24 @@ def _first_update(app: ServerApp, jobid: str, run_count: str) -> None:
         if job.get("substate") == str(st.SUB_PRERUN):
             set_state(job, st.RUNNING, st.SUB_RUNNING)
         save(app, job)
+
+
+def _release_dependents(app: ServerApp, jobid: str, run_count: str) -> None:
+    """pace pbs: the stage-out is done (substate EXITED): the jobs that depend on this one are
+    released or deleted now, before the mom's delete-job reply frees its nodes (req_jobobit.c
+    on_job_exit: depend_on_term, then the DeleteJob request, rel_resc on its reply).  A cycle
+    in between finds the cpus still taken: j05p's released 346.vm is ``Job Modified at
+    request of Scheduler`` (its Not Running comment) before it runs."""
+    from fake_pbs.server import depend  # depend uses this module: import at call time
+    with app.state.lock:
+        job = _current(app, jobid, run_count, st.EXITING)
+        if job is None or job.get("substate") != str(SUB_STAGEOUT) or job.get("_deps_done"):
+            return
+        status = int(job.get("Exit_status", "0") or 0)
+        ended = dict(job, job_state=st.FINISHED, substate=str(st.final_substate(
+            status, job.get("_deleted_by") is not None)))
+        job["_deps_done"] = True
+        depend.job_ended(app, ended)
 
 
 def _end_of_e_phase(app: ServerApp, jobid: str, run_count: str) -> None:
@@ -625,7 +647,7 @@ def to_history(app: ServerApp, job: Job, substate: int, ran: bool,
     if (not app.history_enabled() or job.get("_purge")) and not job.get("array_id"):
         del app.state.jobs[jobid]  # no history kept, or `qdel -x` of a job that ran (n02x)
     save(app, job)
-    if "before" in job.get("depend", ""):
+    if "before" in job.get("depend", "") and not job.get("_deps_done"):
         from fake_pbs.server import depend  # depend uses this module: import at call time
         depend.job_ended(app, job)
     if end_status is not None:

@@ -220,3 +220,21 @@ def test_forced_delete_by_a_manager_ends_the_job_on_the_server(home: Path) -> No
     while time.monotonic() < deadline and _run(home, [BIN + "/qstat", "-x", other]).returncode == 0:
         time.sleep(0.2)
     assert _run(home, [BIN + "/qstat", "-x", other]).returncode == 153
+
+
+def test_dependents_are_released_before_the_nodes_are_freed(home: Path) -> None:
+    """j05p (req_jobobit.c on_job_exit: depend_on_term, then the mom's delete, then
+    rel_resc): the afternotok job released by a failed job is looked at by a cycle while the
+    failed job still holds the cpus, so the scheduler comments on it (``Job Modified at
+    request of Scheduler``) before it runs once they are free."""
+    parent = _run(home, [BIN + "/qsub", "-l", "select=1:ncpus=2",
+                         _script(home, "fail2.sh", "sleep 1; exit 1")]).stdout.strip()
+    child = _run(home, [BIN + "/qsub", "-W", "depend=afternotok:" + parent,
+                        _script(home, "after.sh", "exit 0")]).stdout.strip()
+    assert _wait_state(home, child, "F")["job_state"] == "F"
+    log = "".join(p.read_text() for p in sorted((home / "server_logs").iterdir()))
+    lines = [ln.split(";", 5)[-1] for ln in log.splitlines() if ";Job;%s;" % child in ln]
+    released = lines.index("Dependency on job %s released." % parent)
+    modified = lines.index("Job Modified at request of Scheduler@vm", released)
+    ran = [i for i, ln in enumerate(lines) if ln.startswith("Job Run at request of Scheduler")]
+    assert ran and released < modified < ran[0]
