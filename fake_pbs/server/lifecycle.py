@@ -262,8 +262,12 @@ def apply_event(app: ServerApp, event: Dict[str, Any]) -> bool:
     """Turn one mom event into job state; returns True when the stream is complete."""
     job = app.state.jobs.get(str(event.get("job")))
     if job is None or str(event.get("run_count")) != job.get("run_count") or (
-            job.get("job_state") in st.HISTORY_STATES and not event.get("final")):
-        return True  # a stale stream (the job was purged, ran again or was force-deleted)
+            job.get("job_state") in st.HISTORY_STATES):
+        # A stale stream: the job was purged or ran again, or its run already ended on the
+        # server (a manager's forced delete).  PBS's job_obit drops an obit for a job neither
+        # running nor exiting ("job not running"): applying it again ended the run twice,
+        # freed its cpus twice and put the next job on a slot beyond ncpus (b08c, b22e).
+        return True
     seq = int(event.get("seq", 0))
     if seq and seq <= int(job.get("_last_seq", 0)):
         return bool(event.get("ev") == "release" and event.get("final"))
@@ -395,6 +399,27 @@ def complete(app: ServerApp, job: Job) -> None:
     if over:
         crashpoints.reach(app.home, "server", "end-saved")
         _send_discard(app, target)
+
+
+def end_forced(app: ServerApp, job: Job) -> None:
+    """A manager's ``qdel -W force`` of a running job, or one whose mom cannot be reached:
+    req_delete.c ends the run on the server there and then, without an obit (``Delete
+    forced``, the jobobit hooks, the resources released, the E record, history) and sends the
+    mom its delete-job request.  No E phase: the mom's later events for the run are stale
+    (:func:`apply_event`), so they cannot end it a second time."""
+    target = _discard_target(job)
+    status = int(job.get("_exit", -3))
+    with app.state.store.batch():  # the nodes freed and the job's end: one commit
+        job["_exit"] = status
+        job["Exit_status"] = str(status)
+        hookpoints.current().jobobit(app, job)
+        suffix = _comment_suffix(job, status)
+        if suffix and job.get("comment") and not job["comment"].endswith(" " + suffix):
+            job["comment"] = job["comment"] + " " + suffix
+        _free(app, job)
+        to_history(app, job, st.final_substate(status, True), ran=True, end_status=status)
+    crashpoints.reach(app.home, "server", "end-saved")
+    _send_discard(app, target)
 
 
 def _decide_end(app: ServerApp, job: Job) -> bool:
