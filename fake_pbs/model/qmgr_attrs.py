@@ -15,6 +15,7 @@ import socket
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
 from fake_pbs.model import ecl, node_states
+from fake_pbs.model import resources as rdefs
 from fake_pbs.model.errors import (PBSE_ATTRRO, PBSE_BADATVAL, PBSE_BADHOST,
                                    PBSE_LICENSE_LINGER_BADVAL, PBSE_LICENSE_MAX_BADVAL,
                                    PBSE_LICENSE_MIN_BADVAL, PBSE_NOATTR, PbsError, detail)
@@ -263,6 +264,29 @@ def normalize(objtype: str, name: str, value: str) -> str:
         if SRV in attr[2] and err.code == PBSE_BADATVAL:
             raise PbsError(err.code, detail(err.code, name)) from None
         raise
+
+
+def ecl_verify(objtype: str, name: str, value: str) -> None:
+    """What PBS's client library checks before a manager request leaves qmgr
+    (verify_an_attribute): an unknown name (15002) and a value the attribute's ECL check
+    refuses, before the server looks at who asks.  Rights, kinds only the server decodes and a
+    site's resources are the server's (:func:`normalize`).  ``value`` is empty for unset."""
+    attr = find(objtype, name)
+    if attr is None:
+        raise PbsError(PBSE_NOATTR)
+    if value == "" or RO in attr[2] or SRV in attr[2]:
+        return
+    if attr[1] == RESC:
+        defn = rdefs.lookup(name.split(".", 1)[1])
+        if defn is not None:
+            try:
+                ecl.verify_resource(defn, value)
+            except PbsError as err:
+                raise PbsError(err.code, detail(err.code, name)) from None
+        return
+    if objtype == "sched":
+        check_sched_value(attr[0], value)
+    _checked(attr, value)
 
 
 def _checked(attr: AttrDef, value: str) -> str:

@@ -140,6 +140,11 @@ def _manager(managed: Managed, caller: Caller, args: Dict[str, Any], outcome: Ou
         _require_hook_access(managed, caller)
         _manage_hook(managed, caller, command, name, attrs, outcome)
         return
+    if objtype in ("server", "queue", "node", "sched") and command in ("set", "unset", "create"):
+        # the client library's checks come first: a bad value is refused before the server
+        # looks at who asks (pbs_manager -> pbs_verify_attributes)
+        for attr, _, value in attrs:
+            qmgr_attrs.ecl_verify(objtype, attr, "" if command == "unset" else value)
     if not caller.is_manager and not _operator_may(caller, command, objtype, attrs):
         raise PbsError(PBSE_PERM)
     if objtype == "server":

@@ -19,6 +19,7 @@ from fake_pbs.model import job_attrs as ja
 from fake_pbs.model import qmgr_attrs
 from fake_pbs.model.errors import PbsError
 from fake_pbs.model.qmgr_grammar import parse
+from fake_pbs.server import manager
 
 ILLEGAL = "Illegal attribute or resource value"
 READ_ONLY = "Cannot set attribute, read only or insufficient permission "
@@ -237,3 +238,19 @@ def test_command_wording(cmd: str, name: str, value: str, message: str, code: in
     assert (err.value.message, err.value.code) == (message, code)
     if code != 2:
         assert err.value.pbs_code == 15014  # qalter prints it per job
+
+
+@pytest.mark.parametrize(("attrs", "code"), [
+    ([["scheduling", "=", "maybe"]], 15014),        # the ECL refuses the value first
+    ([["enabled", "=", "true"]], 15002),            # not a server attribute: the ECL too
+    ([["scheduling", "=", "true"]], 15007),         # a good value: the server's rights
+    ([["max_run", "=", "5"]], 15007),               # an entity only the server decodes
+])
+def test_qmgr_client_checks_before_rights(attrs: List[List[str]], code: int) -> None:
+    """pbs_manager runs pbs_verify_attributes (ecl_verify.c:174) before sending, so a user's
+    bad value is 15014 and an unknown name 15002, not 15007 (release d10g for a good one)."""
+    managed = manager.Managed("vm")
+    caller = manager.Caller("pbsuser", "vm", False)
+    err = refusal(manager.handle, managed, caller, "manager",
+                  {"command": "set", "objtype": "server", "name": "", "attrs": attrs})
+    assert err.code == code
