@@ -26,7 +26,8 @@ PRIVATE_FIELDS = {
     "_hosts": ("list[dict]", "one dict per chunk (host, ncpus, mem, mpiprocs ...) for the moms"),
     "_sent": ("bool", "the mom has acknowledged the start request"),
     "_last_seq": ("int", "the last mom event applied: replayed events are ignored"),
-    "_run_key": ("str", "names this run (id, run_count, random): ids are reused after a reset"),
+    "_run_key": ("str", "names this run: id#run_count#_instance (ids come back after a reset)"),
+    "_instance": ("str", "a random token naming this job apart from a later one given its id"),
     "_started": ("bool", "the job shell started (the mom's ``started`` event)"),
     "_accepted": ("str", "the run_count whose job send the mom accepted (stime and the S "
                          "record are written then; a refused send has neither, m04)"),

@@ -95,7 +95,10 @@ def _mark_running(app: ServerApp, job: Job, exec_vnode: str, exec_host: str,
     job["run_count"] = str(int(job.get("run_count", "0")) + 1)
     # Job ids come back (a reset starts them at 0 again; the sequence wraps), so id and
     # run_count do not name a run: its follower and its events are matched on this key.
-    job["_run_key"] = "%s#%s#%s" % (job["_id"], job["run_count"], secrets.token_hex(6))
+    # The token stays with the job through its requeues and names it apart from a later job
+    # given its id; run_count names the run within it (the mom tells the two cases apart).
+    job.setdefault("_instance", secrets.token_hex(6))
+    job["_run_key"] = "%s#%s#%s" % (job["_id"], job["run_count"], job["_instance"])
     job["comment"] = run_comment(now, exec_vnode)
     job["_last_seq"] = 0
     job["_sent"] = False
