@@ -49,6 +49,10 @@ KNOWN_DIFFERENCES: Dict[str, str] = {
         "Exit_status 266 and the stderr line match.  Whether the script's USR1 trap writes its "
         "line before the session is killed is a race (PBS's mom won it here)"),
     "k03k_qstat_after_sig10": ("as k03i: the job prints the time it started"),
+    "k14d_accounting_array": (
+        "two subjobs that started together with the same script end in the same second: "
+        "which obit comes first is the race of their shells' exits (PBS: 339[2] before "
+        "339[1], so 339[3] took vm/1); every record's fields and the parent's E last match"),
     "i05z_ls_and_cat": ("ls -la prints file dates and directory sizes of this machine"),
     "m05d_output_files": ("ls -la prints file dates of this machine (the two empty files an "
                           "execjob_launch reject leaves, mode and owner, match)"),

@@ -259,6 +259,12 @@ EXTRA_BEFORE: Dict[str, List[Step]] = {
         Run("root", "; ".join("qmgr -c 'delete hook %s'" % name
                               for name in ("syn_err", "qj_raise", "qj_sleep", "qj_nomsg")), "",
             "the m09 hooks deleted before m10 (m10n lists none of them)")],
+    # m11e imports /srv/hooks/cfg_use.conf, a file the set does not hold.  23.06.06 takes it
+    # unread ("contents overwritten": qmgr.c drops the suffix it should pass, so the server
+    # validates nothing) and m11f overwrites it; any content gives the capture's output.
+    "m11e_import_config_bad_suffix": [
+        Run("root", "cp /srv/hooks/cfg_use.cfg /srv/hooks/cfg_use.conf", "",
+            "the capture machine's cfg_use.conf, not in the set")],
     # i06b came 23 s after the qsub: the capture waited for the walltime kill at the mom's
     # poll and kill_delay's SIGKILL (resources_used.walltime 21 s).
     "i06b_cat_wt_files": [Wait("338.vm", "F", 60, "waitstate 338 F")],

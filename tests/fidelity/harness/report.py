@@ -50,14 +50,17 @@ def per_set(table: Mapping[str, Mapping[str, int]]) -> Dict[str, Dict[str, int]]
     return sets
 
 
-def verdict(table: Mapping[str, Mapping[str, int]], goal: float = 0.0) -> Tuple[bool, List[str]]:
+def verdict(table: Mapping[str, Mapping[str, int]], goal: float = 0.0,
+            goal_only: bool = False) -> Tuple[bool, List[str]]:
     """The pass/fail rule of the replay, per set, with one line each saying why.
 
     A set passes when every case it replayed matches or is listed in
     tests/fidelity/known_differences.py (an intended difference or timing snapshot that indeed
     differs, or an open gap), no case could not be replayed (error), and, with ``goal``, at least
     that share (percent) of its replayed cases match or differ as intended (open gaps do not
-    count): the rule of the pytest replay (tests/fidelity/test_replay.py) plus the goal.
+    count): the rule of the pytest replay (tests/fidelity/test_replay.py) plus the goal.  With
+    ``goal_only`` (issue 13's rule for the extra set) unlisted differing cases are reported but
+    only the goal and errors decide.
     """
     passed = True
     lines = []
@@ -65,7 +68,7 @@ def verdict(table: Mapping[str, Mapping[str, int]], goal: float = 0.0) -> Tuple[
         replayed = row["total"] - row["skip"]
         share = 100.0 * (row["match"] + row["known"]) / replayed if replayed else 0.0
         why = []
-        if row["differ"]:
+        if row["differ"] and not goal_only:
             why.append("%d case(s) differ and are not listed" % row["differ"])
         if row["error"]:
             why.append("%d case(s) could not be replayed" % row["error"])
@@ -76,9 +79,13 @@ def verdict(table: Mapping[str, Mapping[str, int]], goal: float = 0.0) -> Tuple[
             passed = False
             lines.append("%s: FAIL: %s" % (set_name, "; ".join(why)))
         else:
-            lines.append("%s: PASS: every replayed case matches or is listed (%d intended, %d "
-                         "open gap(s)%s)" % (set_name, row["known"], row["gap"],
-                                             ", goal %g%% met" % goal if goal else ""))
+            if goal_only:
+                head = "%.1f%% match or differ as intended (%d unlisted differ, " % (
+                    share, row["differ"])
+            else:
+                head = "every replayed case matches or is listed ("
+            lines.append("%s: PASS: %s%d intended, %d open gap(s)%s)" % (
+                set_name, head, row["known"], row["gap"], ", goal %g%% met" % goal if goal else ""))
     return passed, lines
 
 
