@@ -138,6 +138,8 @@ class MomJob:
         self._kill_sent = False
         self._reaped_logged = False  # "task 00000001 terminated" logged while orphaned
         self._walltime_polled = 0.0  # the last resource poll that checked the walltime
+        self._started_at: Optional[float] = None  # pace pbs: the mom's clock at the start
+        self._sid_updated = False  # pace pbs: the first poll's update logged "SID is" again
         # The server's copy file request (stage-out after the obit): set by request_copy, or
         # by discard so that a job deleted meanwhile still has its output delivered.
         self._copy = threading.Event()
@@ -366,8 +368,9 @@ class MomJob:
         self.ctx.log.job(self.jobid, "SID is: %d" % pid, 0x0400)
         self.ctx.log.job(self.jobid, "Started, pid = %d" % pid)
         self.events.append("start", session_id=pid, pid=pid)
+        self._started_at = self.ctx.clock()
         with self.ctx.polls_lock:
-            self.ctx.polls.reset(self.ctx.clock())  # start_exec.c: poll soon after a start
+            self.ctx.polls.started(self._started_at)  # start_exec.c: sample, next poll +10 s
 
     # ---- refused before it was taken in -------------------------------------------------------
 
@@ -451,6 +454,7 @@ class MomJob:
                 else:
                     self._complete(record)
                 return
+            self._first_poll_update()
             self._check_walltime(shepherd, limit)
             self._escalate(shepherd)
             self.wake.wait(self._exit_wait(shepherd))
@@ -513,6 +517,18 @@ class MomJob:
     def _session(self) -> int:
         return int((read_json(self.files.shepherd) or {}).get("pid", 0))
 
+    def _first_poll_update(self) -> None:
+        """pace pbs: the first resource poll after the start sends the job's status update
+        with its session id still marked modified, so the mom logs ``SID is`` again (i06d at
+        start + 10 s; k03n's jobs, ended before that poll, log it once)."""
+        if self._sid_updated or self._started_at is None or not self.ctx.pace.mom_poll:
+            return
+        with self.ctx.polls_lock:
+            polled = self.ctx.polls.last_poll(self.ctx.clock())
+        if polled > self._started_at:
+            self._sid_updated = True
+            self.ctx.log.job(self.jobid, "SID is: %d" % self._session(), 0x0400)
+
     def _check_walltime(self, shepherd: Dict[str, Any], limit: Optional[int]) -> None:
         """The walltime limit: checked every second (pace fast), or at the mom's resource
         polls as PBS does (pace pbs: i06d's ``walltime 10 exceeded limit 3`` at the first
@@ -522,12 +538,17 @@ class MomJob:
         now = self.ctx.clock()
         start = float(shepherd.get("start_time", now))
         if self.ctx.pace.mom_poll:
+            # walltime counts from the start's own sample on the mom's clock (start_walltime),
+            # so a poll 10 s later reads 10 whatever the fractions (i06d)
+            start = start if self._started_at is None else self._started_at
             with self.ctx.polls_lock:
                 now = self.ctx.polls.last_poll(now)
             if now <= max(start, self._walltime_polled):
                 return
             self._walltime_polled = now
-        used = int(now) - int(start)
+            used = int(round(now - start))
+        else:
+            used = int(now) - int(start)
         if used <= limit:
             return
         self.ctx.log.job(self.jobid, "walltime %d exceeded limit %d" % (used, limit))
