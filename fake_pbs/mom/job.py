@@ -31,12 +31,13 @@ from fake_pbs.mom.eventlog import EventLog
 from fake_pbs.mom.faults import BOTTOM_UP_GAP
 from fake_pbs.mom.launch import build_launch
 from fake_pbs.mom.layout import JobLayout
-from fake_pbs.mom.procs import same_process_alive, signal_session, signal_session_bottom_up
+from fake_pbs.mom.procs import (same_process_alive, session_usage, signal_session,
+                                signal_session_bottom_up)
 from fake_pbs.mom.signals import (ADMIN_RESUME, ADMIN_SUSPEND, RESUME, SUSPEND, TERMJOB,
                                   signal_number)
 from fake_pbs.mom.sisters import JOB_EXEC_RETRY, join_all, join_failure_code, sister_request
 from fake_pbs.mom.streams import deliveries, job_streams
-from fake_pbs.mom.usage import parse_duration, resources_used
+from fake_pbs.mom.usage import parse_duration, poll_usage, resources_used
 from fake_pbs.workers import Workers
 
 JOB_EXEC_FAIL2 = -2
@@ -139,7 +140,8 @@ class MomJob:
         self._reaped_logged = False  # "task 00000001 terminated" logged while orphaned
         self._walltime_polled = 0.0  # the last resource poll that checked the walltime
         self._started_at: Optional[float] = None  # pace pbs: the mom's clock at the start
-        self._sid_updated = False  # pace pbs: the first poll's update logged "SID is" again
+        self._polled = 0.0  # pace pbs: the last resource poll that sent this job's usage
+        self._suspended = False  # a suspended job is not sampled (substate 43, not 42)
         # The server's copy file request (stage-out after the obit): set by request_copy, or
         # by discard so that a job deleted meanwhile still has its output delivered.
         self._copy = threading.Event()
@@ -454,7 +456,7 @@ class MomJob:
                 else:
                     self._complete(record)
                 return
-            self._first_poll_update()
+            self._poll_update()
             self._check_walltime(shepherd, limit)
             self._escalate(shepherd)
             self.wake.wait(self._exit_wait(shepherd))
@@ -517,17 +519,26 @@ class MomJob:
     def _session(self) -> int:
         return int((read_json(self.files.shepherd) or {}).get("pid", 0))
 
-    def _first_poll_update(self) -> None:
-        """pace pbs: the first resource poll after the start sends the job's status update
-        with its session id still marked modified, so the mom logs ``SID is`` again (i06d at
+    def _poll_update(self) -> None:
+        """pace pbs: each resource poll while the job runs sends the server its usage
+        (mom_main.c update_jobs_status), so a running job's resources_used and ``qstat -p``'s
+        percent move while it runs (k08n: 5 % of 10 min after 33 s); the first one after the
+        start still marks the session id modified, so the mom logs ``SID is`` again (i06d at
         start + 10 s; k03n's jobs, ended before that poll, log it once)."""
-        if self._sid_updated or self._started_at is None or not self.ctx.pace.mom_poll:
+        if self._started_at is None or not self.ctx.pace.mom_poll or self._suspended:
             return
         with self.ctx.polls_lock:
             polled = self.ctx.polls.last_poll(self.ctx.clock())
-        if polled > self._started_at:
-            self._sid_updated = True
-            self.ctx.log.job(self.jobid, "SID is: %d" % self._session(), 0x0400)
+        if polled <= max(self._started_at, self._polled):
+            return
+        first = not self._polled
+        self._polled = polled
+        sid = self._session()
+        if first:
+            self.ctx.log.job(self.jobid, "SID is: %d" % sid, 0x0400)
+        sample = session_usage(sid) if sid > 0 else {}
+        used = poll_usage(self.job.get("attrs", {}), sample, round(polled - self._started_at))
+        self.events.append("usage", resources_used=used)
 
     def _check_walltime(self, shepherd: Dict[str, Any], limit: Optional[int]) -> None:
         """The walltime limit: checked every second (pace fast), or at the mom's resource
@@ -610,6 +621,8 @@ class MomJob:
             self.ctx.log.job(self.jobid, "kill_job")  # a real signal goes through kill_job (k03n)
         if sid > 0:
             signal_session(sid, number)
+        if name in (SUSPEND, ADMIN_SUSPEND, RESUME, ADMIN_RESUME):
+            self._suspended = name in (SUSPEND, ADMIN_SUSPEND)
         if number == signal.SIGKILL:
             self._forward_to_sisters(name)
         self.wake.set()

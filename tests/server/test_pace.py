@@ -203,6 +203,46 @@ def test_running_job_shows_usage_from_the_first_update(home: Path) -> None:
     _run(home, [BIN + "/qdel", jobid])
 
 
+def test_each_resource_poll_reports_usage_while_the_job_runs(home: Path) -> None:
+    """Extra k08n_qstat_p: the mom's status update at each resource poll (update_jobs_status)
+    brings the running job's resources_used, so ``qstat -p`` shows its percent done while it
+    runs (PBS: 5 for 33 s of a 10 min walltime); the first poll is 10 s after the start."""
+    done = _run(home, [BIN + "/qsub", "-l", "walltime=00:01:40",
+                       _script(home, "usage.sh", "sleep 300")])
+    jobid = done.stdout.strip()
+    try:
+        attrs = _wait_state(home, jobid, "R")
+        deadline = time.monotonic() + 40
+        while (attrs.get("resources_used.walltime", "00:00:00") == "00:00:00"
+               and time.monotonic() < deadline):
+            time.sleep(0.2)
+            attrs = _job(home, jobid)
+        assert attrs["job_state"] == "R" and attrs["resources_used.walltime"] == "00:00:10"
+        row = _run(home, [BIN + "/qstat", "-p", jobid]).stdout.splitlines()[-1].split()
+        assert row[3:5] == ["10", "R"], row
+    finally:
+        _run(home, [BIN + "/qdel", "-W", "force", jobid])
+
+
+def test_a_poll_update_changes_only_a_running_job() -> None:
+    """k08n: the server takes a poll's usage for an R job; one that crossed the job's
+    suspension or end (S, E) leaves the figures the state change brought."""
+    from types import SimpleNamespace
+    from typing import Any
+
+    from fake_pbs.server import lifecycle
+    app: Any = SimpleNamespace(state=SimpleNamespace(save_job=lambda jobid: None))
+    event = {"resources_used": {"walltime": "00:00:33", "cput": "00:00:01"}}
+    running = {"_id": "389.vm", "job_state": "R", "resources_used.walltime": "00:00:00"}
+    lifecycle._on_usage(app, running, event)
+    assert (running["resources_used.walltime"], running["resources_used.cput"]) == (
+        "00:00:33", "00:00:01")
+    for state in ("S", "E"):
+        other = {"_id": "389.vm", "job_state": state, "resources_used.walltime": "00:00:20"}
+        lifecycle._on_usage(app, other, event)
+        assert other["resources_used.walltime"] == "00:00:20"
+
+
 def test_forced_delete_by_a_manager_ends_the_job_on_the_server(home: Path) -> None:
     """req_delete.c: a manager's `qdel -W force` of a running job ends it on the server at once
     (`Delete forced`, Exit_status 265) without waiting for the mom; with -x it leaves no
