@@ -142,6 +142,7 @@ class MomJob:
         self._started_at: Optional[float] = None  # pace pbs: the mom's clock at the start
         self._polled = 0.0  # pace pbs: the last resource poll that sent this job's usage
         self._suspended = False  # a suspended job is not sampled (substate 43, not 42)
+        self._obit_resent = False  # a failed stage-out sent the obit again (post_cpyfile)
         # The server's copy file request (stage-out after the obit): set by request_copy, or
         # by discard so that a job deleted meanwhile still has its output delivered.
         self._copy = threading.Event()
@@ -712,9 +713,19 @@ class MomJob:
         owner = str(attrs.get("euser") or str(attrs.get("Job_Owner", "")).split("@")[0])
         report = Report(self.ctx.log, self.jobid, owner, self.ctx.host)
         began = time.monotonic()
+        sleep = self._copy_pause if self.ctx.pace.copy_pauses else _no_pause
+        paused: List[float] = []
+
+        def pause(seconds: float) -> None:
+            # The mom logs "no active tasks" while the copy child is in its first pause: the
+            # tries before it come first (i05g: try=1, try=2, no active tasks, try=3 ...)
+            if seconds > 0 and not paused:
+                paused.append(seconds)
+                self.ctx.log.job(self.jobid, "no active tasks")
+            sleep(seconds)
+
         done, attempted = deliver(streams, launch, self.ctx.layout.undelivered,
-                                  bool(launch.get("drop_privileges")), report,
-                                  self._copy_pause if self.ctx.pace.copy_pauses else _no_pause)
+                                  bool(launch.get("drop_privileges")), report, pause)
         if attempted:
             took = int(time.monotonic() - began)
             self.ctx.log.job(self.jobid, "Staged %d/%d items out over %d:%02d:%02d"
@@ -740,9 +751,16 @@ class MomJob:
         self._remove_work_files()
         if not self.events.complete:
             staged = read_json(self.files.dir / "stageout.json") or {}
-            self.events.append("release", vnodes=[self.ctx.host], final=True,
-                               stageout_status=int(staged.get("stageout_status", 1)))
+            status = int(staged.get("stageout_status", 1))
             self.ctx.log.job(self.jobid, "no active tasks")
+            if status == 0 and not (read_json(self.files.launch) or {}).get("sandbox"):
+                # post_cpyfile (requests.c): a failed stage-out rejects the copy request and
+                # sends the obit again; the server's answer is a second delete job request,
+                # which finds the job gone (i05g).  sandbox=PRIVATE only flags the failure.
+                self._obit_resent = True
+                self.ctx.log.job(self.jobid, "Obit sent", 0x0100)
+            self.events.append("release", vnodes=[self.ctx.host], final=True,
+                               stageout_status=status)
             self._crash_point("released")
 
     def _remove_work_files(self) -> None:
@@ -833,6 +851,8 @@ class MomJob:
         except FileNotFoundError:
             pass
         remove_job_dir(self.files)
+        if self._obit_resent:  # the delete job request answering the resent obit (i05g)
+            self.ctx.log.job(self.jobid, "delete job request received", 0x0080)
 
     def summary(self) -> Dict[str, Any]:
         state = "done" if self.done else ("running" if self.events.has("start") else "starting")
