@@ -370,7 +370,11 @@ class MomJob:
         pid = int(record["pid"])
         self.ctx.log.job(self.jobid, "SID is: %d" % pid, 0x0400)
         self.ctx.log.job(self.jobid, "Started, pid = %d" % pid)
-        self.events.append("start", session_id=pid, pid=pid)
+        # sandbox=PRIVATE: the job's jobdir is the sandbox the mom made, sent back with the
+        # start (start_exec.c marks jobdir modified for the first update; extra i07c)
+        sandbox = (read_json(self.files.launch) or {}).get("sandbox")
+        extra = {"jobdir": str(sandbox)} if sandbox else {}
+        self.events.append("start", session_id=pid, pid=pid, **extra)
         self._started_at = self.ctx.clock()
         with self.ctx.polls_lock:
             self.ctx.polls.started(self._started_at)  # start_exec.c: sample, next poll +10 s

@@ -301,6 +301,8 @@ def _on_start(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
         set_state(job, st.RUNNING, st.SUB_RUNNING)
     job["_started"] = True
     job["_session_id"] = str(event.get("session_id", 0))
+    if event.get("jobdir"):
+        job["jobdir"] = str(event["jobdir"])  # the mom's sandbox=PRIVATE directory (i07c)
     if app.pace.first_update <= 0:
         job["session_id"] = job["_session_id"]
         _first_usage(job)

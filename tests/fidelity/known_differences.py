@@ -35,6 +35,8 @@ KNOWN_DIFFERENCES: Dict[str, str] = {
         "script under mom_priv/<host>; ulimits are this machine's"),
     "i02b_cat_output": ("as i01b: the job's environment and this machine's ulimits"),
     "i04b_cat_output": ("as i01b: the job's environment and this machine's ulimits"),
+    "i07c_sandbox_output": ("as i01b: the job's TMPDIR is under mom_priv/<host>/tmp/ (the "
+                            "sandbox jobdir, PBS_JOBDIR and PWD match)"),
     "i03_qsub_V": ("qsub -V exports nothing in 23.06.06 (upstream #2602); the fake's -V works"),
     "i03b_cat_output": ("qsub -V works in the fake (upstream #2602 fixed): MYVAR is in the job"),
     "i03c_qstat_fx_V": ("qsub -V works in the fake (upstream #2602 fixed): Variable_List has "
