@@ -33,6 +33,20 @@ def test_start_after_idle_samples_then_polls_ten_seconds_later_i06d() -> None:
     assert clock.next_poll(1076.0) == 1098.0
 
 
+def test_a_start_is_no_poll_for_the_other_jobs_k03n() -> None:
+    """extra k03n_qsig_mom: 387.vm and 388.vm start a moment apart; 388.vm's start sample moves
+    the schedule (next poll 10 s after it) but is no poll for 387.vm, which logs its second
+    ``SID is`` only at a poll proper."""
+    clock = pace.PollClock(1000.0)
+    clock.set_jobs(1062.0, 1)
+    clock.started(1062.0)                 # 387.vm
+    clock.set_jobs(1062.5, 2)
+    clock.started(1062.5)                 # 388.vm
+    assert clock.last_poll(1070.0) == 1000.0  # no poll yet: only start samples
+    assert clock.next_poll(1070.0) == 1072.5
+    assert clock.last_poll(1073.0) == 1072.5
+
+
 def test_start_soon_after_a_poll_restarts_the_schedule() -> None:
     """A start a few seconds after the last sampling poll (the previous job's) samples again:
     the next poll is that start + 10 s, for every job at the mom."""
