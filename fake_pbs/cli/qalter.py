@@ -14,7 +14,7 @@ from fake_pbs.cli import common, jobctl, qsub_verify
 from fake_pbs.cli.posix_getopt import OptionError, strict
 from fake_pbs.cli.qsub_options import parse_equal_list, parse_resource_list
 from fake_pbs.model import ecl
-from fake_pbs.model.errors import PBSE_NOATTR, PbsError
+from fake_pbs.model.errors import PbsError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -82,7 +82,7 @@ def body(argv: List[str]) -> int:
             # PBS's prt_job_err without server text: the number, once per job
             for jobid in ids:
                 sys.stderr.write("qalter: Server returned error %d for job %s\n" % (
-                    PBSE_NOATTR, jobctl.qualify(jobid)))
+                    err.pbs_code, jobctl.qualify(jobid)))
             return err.code
         if err.resource:
             sys.stderr.write("%s %s\n" % (err.message, jobctl.qualify(ids[0])))

@@ -14,7 +14,8 @@ from fake_pbs.cli import common
 from fake_pbs.cli.posix_getopt import OptionError, strict
 from fake_pbs.cli.render import qmgr as qmgr_render
 from fake_pbs.model import qmgr_attrs
-from fake_pbs.model.errors import PBSE_HOOKERROR, RETURNED_FROM_SERVER, PbsError, message_for
+from fake_pbs.model.errors import (PBSE_ATTRRO, PBSE_HOOKERROR, RETURNED_FROM_SERVER, PbsError,
+                                   message_for)
 from fake_pbs.model.qmgr_grammar import Directive, QmgrSyntaxError, parse
 
 TYPE_CHECKING = False
@@ -27,6 +28,13 @@ HELP = ("General syntax: command [object_type [object_name]] [attribute op value
         "Commands: create delete set unset list print import export active help quit\n"
         "Object types: server queue node resource sched hook\n"
         "Operators: = += -=\n")
+
+
+def _stdin_is_tty() -> bool:
+    try:
+        return os.isatty(0)
+    except OSError:
+        return False
 
 
 class Session:
@@ -97,6 +105,12 @@ class Session:
             except PbsError as exc:
                 if exc.code == 15034:  # no server: not an object's fault
                     raise
+                if (exc.code == PBSE_ATTRRO and d.command == "set" and d.objtype == "node"
+                        and not _stdin_is_tty()):
+                    # qmgr stays silent on this one refusal when its input is no terminal,
+                    # so that a 'print node' dump (read-only attributes too) reloads quietly
+                    status = exc.exit_code
+                    continue
                 status = self.server_error(bare, exc)
         return status
 

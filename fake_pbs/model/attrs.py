@@ -16,7 +16,7 @@ JOB_ATTR_ORDER: Sequence[str] = (
     "Remove_Files", "Rerunable", "Resource_List", "schedselect", "stime", "obittime",
     "session_id", "Shell_Path_List", "sandbox", "jobdir", "stagein", "stageout", "substate",
     "User_List", "Variable_List", "euser", "egroup", "hashname", "comment", "alt_id", "etime",
-    "reserve_ID", "umask", "block", "run_count", "accounting_id", "eligible_time",
+    "reserve_ID", "gridname", "umask", "block", "run_count", "accounting_id", "eligible_time",
     "Stageout_status", "Exit_status", "Submit_arguments", "executable", "argument_list",
     "array", "array_id", "array_index", "array_state_count", "array_indices_submitted",
     "array_indices_remaining", "estimated", "history_timestamp", "project",

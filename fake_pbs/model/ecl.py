@@ -492,6 +492,77 @@ def check_sandbox(value: str) -> str:
     return value
 
 
+# --- user, host and file lists (Libcmds parse_at.c, parse_stage.c) ----------------------------
+
+def _visible(text: str) -> bool:
+    """Non-empty, every character printable, not blank, not ``#`` or ``@`` (ISNAMECHAR)."""
+    return bool(text) and all(c.isprintable() and not c.isspace() and c not in "#@"
+                              for c in text)
+
+
+def _at_item_ok(item: str) -> Tuple[bool, str]:
+    """``name[@host]`` (parse_at_item): (ok, host)."""
+    name, at, host = item.lstrip().partition("@")
+    if not _visible(name) or (at and not _visible(host)):
+        return False, ""
+    return True, host
+
+
+def check_at_list(value: str, unique_hosts: bool = False, absolute: bool = False) -> str:
+    """``item[,item...]``, each ``name[@host]`` (Mail_Users, User_List, group_list and, with
+    ``absolute``, Shell_Path_List's paths); ``unique_hosts``: a host (or none) named once."""
+    if not value:
+        raise _bad()
+    hosts: List[str] = []
+    for item in value.split(","):
+        item = item.strip()
+        if absolute and not item.startswith("/"):
+            raise _bad()
+        ok, host = _at_item_ok(item)
+        if not ok or (unique_hosts and host in hosts):
+            raise _bad()
+        hosts.append(host)
+    return value
+
+
+def check_stage_list(value: str) -> str:
+    """stagein/stageout: ``local@host:remote[,...]``, all three parts given (a comma after a
+    backslash stays inside an item)."""
+    if not value:
+        raise _bad()
+    items: List[str] = []
+    start = 0
+    for pos, char in enumerate(value):
+        if char == "," and pos > start and value[pos - 1] != "\\":
+            items.append(value[start:pos])
+            start = pos + 1
+    items.append(value[start:])
+    for item in items:
+        local, at, rest = item.strip().partition("@")
+        host, colon, remote = rest.partition(":")
+        if (not local or not at or not host or not colon or not remote or "@" in remote
+                or any(c.isspace() for c in host)):
+            raise _bad()
+    return value
+
+
+def check_remove_files(value: str) -> str:
+    """Remove_Files: letters ``o`` and ``e`` only (verify_removefiles_common)."""
+    if not value or any(c not in "oe" for c in value):
+        raise _bad()
+    return value
+
+
+TOLERATE_NODE_FAILURES = ("all", "job_start", "none")
+
+
+def check_tolerate(value: str) -> str:
+    """tolerate_node_failures: ``all``, ``job_start`` or ``none``, exactly."""
+    if value not in TOLERATE_NODE_FAILURES:
+        raise _bad()
+    return value
+
+
 _UMASK = _Lazy(r"^[0-7]{1,4}$")
 
 

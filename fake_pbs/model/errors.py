@@ -82,6 +82,9 @@ PBSE_NORELYMOM = 15070
 PBSE_NOTSNODE = 15071
 PBSE_RESCNOTSTR = 15079
 PBSE_MaxArraySize = 15107
+PBSE_LICENSE_MIN_BADVAL = 15118
+PBSE_LICENSE_MAX_BADVAL = 15119
+PBSE_LICENSE_LINGER_BADVAL = 15120
 PBSE_HOOKERROR = 15136
 PBSE_HISTJOBID = 15139
 PBSE_JOBHISTNOTSET = 15140
@@ -138,6 +141,9 @@ MESSAGES: Dict[int, str] = {
     PBSE_UNKNODE: "Unknown node ",
     PBSE_NODEEXIST: "Node name already exists",
     PBSE_MaxArraySize: "Array job exceeds server or queue size limit",
+    PBSE_LICENSE_MIN_BADVAL: "pbs_license_min is < 0, or > pbs_license_max",
+    PBSE_LICENSE_MAX_BADVAL: "pbs_license_max is < 0, or < pbs_license_min",
+    PBSE_LICENSE_LINGER_BADVAL: "pbs_license_linger_time is <= 0",
     PBSE_HOOKERROR: "hook error",
     PBSE_HISTJOBID: "Job has finished",
     PBSE_JOBHISTNOTSET: "PBS is not configured to maintain job history",

@@ -33,6 +33,7 @@ PRIV_READ = OPRD | MGRD
 
 # Value types (ATR_TYPE_*): what a stored value looks like.
 STR, LONG, BOOL, RESC, ARST, LIST, CHAR = "str", "long", "bool", "resc", "arst", "list", "char"
+TIME = "time"  # a long the server decodes from [[HH:]MM:]SS (decode_time: eligible_time)
 
 #: The privilege levels of a caller.
 USER, OPERATOR, MANAGER = "user", "operator", "manager"
@@ -69,6 +70,20 @@ def _jrange(value: str) -> str:
     return ecl.parse_array_range(value).submitted
 
 
+def _user_list(value: str) -> str:
+    # verify_value_user_list: user[@host] items, each host at most once
+    return ecl.check_at_list(value, unique_hosts=True)
+
+
+def _shell_paths(value: str) -> str:
+    # verify_value_shellpathlist: absolute paths [@host], each host at most once
+    return ecl.check_at_list(value, unique_hosts=True, absolute=True)
+
+
+def _time(value: str) -> str:
+    return ecl.normalize_time(value)
+
+
 # name: (type, flags, ecl) from master_job_attr_def.xml.  ``ecl`` is the commands' value check
 # (PBS's client-side ECL, qsub_verify.py), returning the value as sent; the server decodes values
 # by ``type`` only, as PBS's server does (a raw request skips the ECL there too).  Paths are
@@ -89,52 +104,66 @@ JOB_ATTRS: Dict[str, Tuple[str, int, Optional[Callable[[str], str]]]] = {
     "exec_host": (STR, READ_ONLY, None),
     "exec_vnode": (STR, READ_ONLY, None),
     "Execution_Time": (LONG, READ_WRITE | ALTRUN, _long),
-    "group_list": (ARST, READ_WRITE | SELEQ, None),
+    "group_list": (ARST, READ_WRITE | SELEQ, _user_list),
     "Hold_Types": (STR, READ_WRITE | ALTRUN | SELEQ, ecl.check_hold_types),
     "interactive": (BOOL, READ_ONLY | CREAT | SELEQ, None),
     "Join_Path": (STR, READ_WRITE | SELEQ, ecl.check_join),
     "Keep_Files": (STR, READ_WRITE | SELEQ, ecl.check_keep),
     "Mail_Points": (STR, READ_WRITE | ALTRUN | SELEQ, ecl.check_mail_points),
-    "Mail_Users": (ARST, READ_WRITE | ALTRUN | SELEQ, None),
+    "Mail_Users": (ARST, READ_WRITE | ALTRUN | SELEQ, ecl.check_at_list),
     "mtime": (LONG, READ_ONLY, None),
     "no_stdio_sockets": (BOOL, READ_WRITE | SELEQ, _bool),
     "Output_Path": (STR, READ_WRITE | ALTRUN | SELEQ, None),
     "Priority": (LONG, READ_WRITE | ALTRUN, ecl.check_priority),
     "qtime": (LONG, READ_ONLY, None),
-    "Remove_Files": (STR, READ_WRITE | SELEQ, None),
-    "Rerunable": (BOOL, READ_WRITE | ALTRUN | SELEQ, ecl.rerunable_value),
+    "Remove_Files": (STR, READ_WRITE | SELEQ, ecl.check_remove_files),
+    # verify_datatype_bool: -W Rerunable=true is as good as -r y (qsub/qalter check -r's y|n)
+    "Rerunable": (BOOL, READ_WRITE | ALTRUN | SELEQ, _bool),
     "Resource_List": (RESC, READ_WRITE | ALTRUN, None),
     "schedselect": (STR, MGRD, None),
     "stime": (LONG, READ_ONLY, None),
     "obittime": (LONG, READ_ONLY, None),
     "session_id": (LONG, READ_ONLY, None),
-    "Shell_Path_List": (ARST, READ_WRITE | ALTRUN | SELEQ, None),
+    "Shell_Path_List": (ARST, READ_WRITE | ALTRUN | SELEQ, _shell_paths),
     "sandbox": (STR, READ_WRITE | SELEQ, ecl.check_sandbox),
     "jobdir": (STR, READ_ONLY, None),
-    "stagein": (ARST, READ_WRITE, None),
-    "stageout": (ARST, READ_WRITE, None),
+    "stagein": (ARST, READ_WRITE, ecl.check_stage_list),
+    "stageout": (ARST, READ_WRITE, ecl.check_stage_list),
     "substate": (LONG, READ_ONLY, None),
-    "User_List": (ARST, READ_WRITE | SELEQ, None),
+    "User_List": (ARST, READ_WRITE | SELEQ, _user_list),
     "Variable_List": (ARST, READ_WRITE | SELEQ, None),
     "euser": (STR, MGRD, None),
     "egroup": (STR, MGRD, None),
     "hashname": (STR, MGRD, None),
+    # the server's own bookkeeping: a client may name them but never set them (15003)
+    "hop_count": (LONG, 0, None),
+    "queue_rank": (LONG, MGRD, None),
+    "queue_type": (CHAR, MGRD | SELEQ, None),
+    "sched_hint": (LONG, MGRD | MGWR, _long),
+    "security": (STR, 0, None),
     "comment": (STR, NO_USER_SET | ALTRUN, None),
+    "cookie": (STR, 0, None),
     "alt_id": (STR, READ_ONLY, None),
     "etime": (LONG, READ_ONLY, None),
     "reserve_ID": (STR, READ_ONLY | CREAT, None),
+    "last_context_refresh": (LONG, 0, None),
+    "gridname": (STR, READ_WRITE | SELEQ, None),
     "umask": (LONG, READ_WRITE, ecl.check_umask),
     "block": (BOOL, READ_ONLY | CREAT | SELEQ, None),
     # ALTRUN in PBS; not while running in the fake, whose server and moms tell a job's runs
     # apart by run_count (docs/differences.md)
     "run_count": (LONG, READ_WRITE, _zero_or_positive),
     "accounting_id": (STR, READ_ONLY, None),
-    "eligible_time": (LONG, NO_USER_SET | ALTRUN, None),
+    "eligible_time": (TIME, NO_USER_SET | ALTRUN, _time),
+    "accrue_type": (LONG, MGRD | ALTRUN, _long),
+    "sample_starttime": (LONG, 0, None),
+    "job_kill_delay": (LONG, 0, None),
     "Stageout_status": (LONG, READ_ONLY, None),
     "Exit_status": (LONG, READ_ONLY, None),
     "Submit_arguments": (STR, READ_WRITE, None),
     "executable": (STR, READ_WRITE, None),
     "argument_list": (STR, READ_WRITE, None),
+    "prov_vnode": (STR, 0, None),
     "array": (BOOL, READ_ONLY | CREAT, None),
     "array_id": (STR, READ_ONLY, None),
     "array_index": (STR, READ_ONLY, None),
@@ -142,12 +171,16 @@ JOB_ATTRS: Dict[str, Tuple[str, int, Optional[Callable[[str], str]]]] = {
     "array_indices_submitted": (STR, READ_ONLY | CREAT, _jrange),
     "array_indices_remaining": (STR, READ_ONLY, None),
     "estimated": (RESC, MGR_ONLY_SET | ALTRUN, None),
+    "node_set": (ARST, MGWR, None),
     "history_timestamp": (LONG, READ_ONLY, None),
     "project": (STR, READ_WRITE | SELEQ, None),
-    "topjob": (BOOL, PRIV_READ | ALTRUN, None),
+    "ptime": (LONG, MGWR | ALTRUN, _zero_or_positive),
+    "run_version": (LONG, MGRD, None),
     "topjob_ineligible": (BOOL, MGRD | MGWR | ALTRUN, _bool),
+    "resources_released": (STR, PRIV_READ | ALTRUN, None),
+    "resource_released_list": (RESC, PRIV_READ, None),
     "release_nodes_on_stageout": (BOOL, READ_WRITE | CREAT | ALTRUN | SELEQ, _bool),
-    "tolerate_node_failures": (STR, READ_WRITE | CREAT | ALTRUN | SELEQ, None),
+    "tolerate_node_failures": (STR, READ_WRITE | CREAT | ALTRUN | SELEQ, ecl.check_tolerate),
     "Submit_Host": (STR, READ_WRITE, None),
     "credential_id": (STR, READ_WRITE, None),
     "credential_validity": (LONG, READ_ONLY, None),
@@ -222,6 +255,8 @@ def _decoded(name: str, row: Tuple[str, int, Optional[Callable[[str], str]]],
     try:
         if row[0] == LONG and name != "umask":  # umask stays octal text, as qstat shows it
             return str(ecl.parse_long(value))
+        elif row[0] == TIME:
+            return ecl.normalize_time(value)
         elif row[0] == BOOL:
             return ecl.normalize_boolean(value)
     except PbsError as err:

@@ -19,6 +19,7 @@ PRIVATE_FIELDS = {
     "_user": ("str", "the submitter's user name (the job runs as this user)"),
     "_group": ("str", "the submitter's group name (accounting ``group=``)"),
     "_script": ("str", "the job script's text, sent to the mom at each start"),
+    "_deps_done": ("bool", "its dependents were released or deleted (in its E phase, pace pbs)"),
     "_deps": ("list[[type, jobid]]", "``depend`` conditions not yet met (server/depend.py)"),
     "_submit_token": ("str", "the client's token of this submission: a retried qsub gets the "
                              "same job back"),
@@ -26,7 +27,8 @@ PRIVATE_FIELDS = {
     "_hosts": ("list[dict]", "one dict per chunk (host, ncpus, mem, mpiprocs ...) for the moms"),
     "_sent": ("bool", "the mom has acknowledged the start request"),
     "_last_seq": ("int", "the last mom event applied: replayed events are ignored"),
-    "_run_key": ("str", "names this run (id, run_count, random): ids are reused after a reset"),
+    "_run_key": ("str", "names this run: id#run_count#_instance (ids come back after a reset)"),
+    "_instance": ("str", "a random token naming this job apart from a later one given its id"),
     "_started": ("bool", "the job shell started (the mom's ``started`` event)"),
     "_accepted": ("str", "the run_count whose job send the mom accepted (stime and the S "
                          "record are written then; a refused send has neither, m04)"),

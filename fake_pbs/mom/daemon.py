@@ -46,6 +46,24 @@ def peer_uid(sock: socket.socket) -> int:
     return int(struct.unpack("3i", creds)[1])
 
 
+def _same_run(held: Dict[str, Any], spec: Dict[str, Any]) -> bool:
+    """Whether a start is for the run this mom holds: same run_count, and same run key when
+    both have one (job ids come back after a reset, run keys do not)."""
+    if int(held.get("run_count", 1)) != int(spec.get("run_count", 1)):
+        return False
+    return not (held.get("run_key") and spec.get("run_key")) or \
+        held.get("run_key") == spec.get("run_key")
+
+
+def _same_job(held: Dict[str, Any], spec: Dict[str, Any]) -> bool:
+    """Whether a start is for the job this mom holds (another run of it: a requeue), rather
+    than for a new job given its id after a reset: the server, which names the runs, is done
+    with that one, so it is discarded (killed, staged out) to make room."""
+    if not (held.get("run_key") and spec.get("run_key")):
+        return True
+    return str(held["run_key"]).rsplit("#", 1)[-1] == str(spec["run_key"]).rsplit("#", 1)[-1]
+
+
 class MomDaemon:
     def __init__(self, ctx: MomContext) -> None:
         self.ctx = ctx
@@ -294,18 +312,26 @@ class MomDaemon:
                 raise PbsError(PBSE_UNKJOBID)
             return job, int(msg.get("after_seq", 0))
         spec = dict(msg["job"])
-        jobid, run_count = str(spec["id"]), int(spec.get("run_count", 1))
+        jobid = str(spec["id"])
         if self.stopping.is_set():
             raise PbsError(PBSE_IVALREQ, "mom is shutting down")
-        with self.lock:
-            cleanup = self.discarding.get(jobid)
-        if cleanup is not None:
-            cleanup.wait(DISCARD_WAIT)
+        # A run of this id being cleaned up, or another start of it still arriving (it may be
+        # discarding the run before it): wait for that rather than refuse at once, which had
+        # the server burn its 20 start attempts within a second (CI: held after 21 runs).
+        deadline = time.monotonic() + DISCARD_WAIT
+        while time.monotonic() < deadline:
+            with self.lock:
+                pending = self.discarding.get(jobid) or self.arriving.get(jobid)
+            if pending is None:
+                break
+            pending.wait(max(0.0, deadline - time.monotonic()))
         with self.lock:
             existing = self.jobs.get(jobid)
-            if existing is not None and existing.run_count == run_count:
+            if existing is not None and _same_run(existing.job, spec):
                 return existing, 0  # the same start again (server restart): replay from the top
-            if (existing is not None and not existing.done) or jobid in self.arriving:
+            if existing is not None and not existing.done and _same_job(existing.job, spec):
+                raise PbsError(PBSE_JOBEXIST)
+            if jobid in self.arriving:
                 raise PbsError(PBSE_JOBEXIST)
             if existing is not None:
                 del self.jobs[jobid]

@@ -47,6 +47,7 @@ JOB_EXEC_FAILHOOK_DELETE = -17
 JOB_EXEC_HOOKERROR = -22
 JOB_EXEC_KILL_WALLTIME = -29
 DEFAULT_KILL_DELAY = 10
+SHEPHERD_GONE_WAIT = 5.0     # bound on a discarded run's shepherd writing its exit and ending
 POLL_SECONDS = 1.0          # walltime and liveness poll: PBS polls every 10 s, the fake every 1 s
 SHEPHERD_START_TIMEOUT = 60.0
 # Seconds the mom waits after the obit for the server's copy file request before it stages out
@@ -515,6 +516,16 @@ class MomJob:
         else:  # the resource poll found the session empty (master g12)
             self.ctx.log.job(self.jobid, "no active process for task 00000001")
 
+    def _await_shepherd_gone(self) -> None:
+        """A shepherd still ending writes its exit record into the job directory: it must be
+        gone before the directory is, or a job given this id next (after a reset) finds the
+        killed run's record in its new directory and ends with its status (265)."""
+        shepherd = read_json(self.files.shepherd) or {}
+        pid, ticks = int(shepherd.get("shepherd_pid", 0)), shepherd.get("shepherd_ticks")
+        deadline = time.monotonic() + SHEPHERD_GONE_WAIT
+        while same_process_alive(pid, ticks) and time.monotonic() < deadline:
+            time.sleep(0.02)
+
     @staticmethod
     def _alive(shepherd: Dict[str, Any]) -> bool:
         return (same_process_alive(int(shepherd.get("shepherd_pid", 0)),
@@ -842,6 +853,7 @@ class MomJob:
             signal_session(sid, signal.SIGKILL)
         if self.running and self._runner != threading.get_ident():
             self.finished.wait(timeout=10.0)
+        self._await_shepherd_gone()
         finish = self.events.first("finish")
         hookshep.run(self._site(), "execjob_end", self.job, self.files.dir,
                      [None if finish is None else int(finish.get("status", 0))])

@@ -14,6 +14,7 @@ from typing import Any, Dict, List, Optional, Set
 
 from fake_pbs import crashpoints, paths, protocol
 from fake_pbs.model.errors import PBSE_NORELYMOM, PBSE_PROTOCOL, PBSE_UNKJOBID, PbsError
+from fake_pbs.model.states import HISTORY_STATES
 from fake_pbs.server import lifecycle
 from fake_pbs.server.app import ExecLike, ServerApp
 from fake_pbs.server.logs import ERROR
@@ -181,8 +182,9 @@ class ExecClient(ExecLike):
     def _lost(self, jobid: str, job: Dict[str, Any], why: str) -> None:
         with self.app.state.lock:
             live = self.app.state.jobs.get(jobid)
-            if live is None or lifecycle.run_key(live) != lifecycle.run_key(job):
-                return
+            if live is None or lifecycle.run_key(live) != lifecycle.run_key(job) or (
+                    live.get("job_state") in HISTORY_STATES):
+                return  # gone, run again, or ended on the server meanwhile (a forced delete)
             if "_obit" in live:
                 # The obit is stored and the mom no longer has the run: it was released and
                 # its output staged (a mom forgets a run only on the delete-job request,

@@ -26,6 +26,7 @@ RERUN_IF_RERUNABLE = frozenset((-11, -14))
 WALLTIME_KILLED = -29
 LOST_RUN = -11  # JOB_EXEC_RERUN: the mom found the job's processes gone
 MAX_FAILED_ATTEMPTS = 20
+DEPEND_RELEASE_SHARE = 0.5  # pace pbs: dependents are dealt with halfway through the E phase
 SESSION_ID_AFTER = 2
 SUB_STAGEOUT = 51  # JOB_SUBSTATE_STAGEOUT: E after the obit, while files are staged out (c04b)
 
@@ -95,7 +96,10 @@ def _mark_running(app: ServerApp, job: Job, exec_vnode: str, exec_host: str,
     job["run_count"] = str(int(job.get("run_count", "0")) + 1)
     # Job ids come back (a reset starts them at 0 again; the sequence wraps), so id and
     # run_count do not name a run: its follower and its events are matched on this key.
-    job["_run_key"] = "%s#%s#%s" % (job["_id"], job["run_count"], secrets.token_hex(6))
+    # The token stays with the job through its requeues and names it apart from a later job
+    # given its id; run_count names the run within it (the mom tells the two cases apart).
+    job.setdefault("_instance", secrets.token_hex(6))
+    job["_run_key"] = "%s#%s#%s" % (job["_id"], job["run_count"], job["_instance"])
     job["comment"] = run_comment(now, exec_vnode)
     job["_last_seq"] = 0
     job["_sent"] = False
@@ -258,8 +262,12 @@ def apply_event(app: ServerApp, event: Dict[str, Any]) -> bool:
     """Turn one mom event into job state; returns True when the stream is complete."""
     job = app.state.jobs.get(str(event.get("job")))
     if job is None or str(event.get("run_count")) != job.get("run_count") or (
-            job.get("job_state") in st.HISTORY_STATES and not event.get("final")):
-        return True  # a stale stream (the job was purged, ran again or was force-deleted)
+            job.get("job_state") in st.HISTORY_STATES):
+        # A stale stream: the job was purged or ran again, or its run already ended on the
+        # server (a manager's forced delete).  PBS's job_obit drops an obit for a job neither
+        # running nor exiting ("job not running"): applying it again ended the run twice,
+        # freed its cpus twice and put the next job on a slot beyond ncpus (b08c, b22e).
+        return True
     seq = int(event.get("seq", 0))
     if seq and seq <= int(job.get("_last_seq", 0)):
         return bool(event.get("ev") == "release" and event.get("final"))
@@ -408,6 +416,27 @@ def complete(app: ServerApp, job: Job) -> None:
         _send_discard(app, target)
 
 
+def end_forced(app: ServerApp, job: Job) -> None:
+    """A manager's ``qdel -W force`` of a running job, or one whose mom cannot be reached:
+    req_delete.c ends the run on the server there and then, without an obit (``Delete
+    forced``, the jobobit hooks, the resources released, the E record, history) and sends the
+    mom its delete-job request.  No E phase: the mom's later events for the run are stale
+    (:func:`apply_event`), so they cannot end it a second time."""
+    target = _discard_target(job)
+    status = int(job.get("_exit", -3))
+    with app.state.store.batch():  # the nodes freed and the job's end: one commit
+        job["_exit"] = status
+        job["Exit_status"] = str(status)
+        hookpoints.current().jobobit(app, job)
+        suffix = _comment_suffix(job, status)
+        if suffix and job.get("comment") and not job["comment"].endswith(" " + suffix):
+            job["comment"] = job["comment"] + " " + suffix
+        _free(app, job)
+        to_history(app, job, st.final_substate(status, True), ran=True, end_status=status)
+    crashpoints.reach(app.home, "server", "end-saved")
+    _send_discard(app, target)
+
+
 def _decide_end(app: ServerApp, job: Job) -> bool:
     """The body of :func:`complete`; True when the run is over on the mom (nodes freed)."""
     jobid = job["_id"]
@@ -462,6 +491,9 @@ def _decide_end(app: ServerApp, job: Job) -> bool:
         set_state(job, st.EXITING, SUB_STAGEOUT)
         touch(app, job)
         save(app, job)
+        if "before" in job.get("depend", ""):
+            _after(e_phase * DEPEND_RELEASE_SHARE, _release_dependents, app, jobid,
+                   job.get("run_count", ""))
         _after(e_phase, _end_of_e_phase, app, jobid, job.get("run_count", ""))
         return False
     to_history(app, job, st.final_substate(status, job.get("_deleted_by") is not None),
@@ -529,6 +561,24 @@ def _first_update(app: ServerApp, jobid: str, run_count: str) -> None:
         if job.get("substate") == str(st.SUB_PRERUN):
             set_state(job, st.RUNNING, st.SUB_RUNNING)
         save(app, job)
+
+
+def _release_dependents(app: ServerApp, jobid: str, run_count: str) -> None:
+    """pace pbs: the stage-out is done (substate EXITED): the jobs that depend on this one are
+    released or deleted now, before the mom's delete-job reply frees its nodes (req_jobobit.c
+    on_job_exit: depend_on_term, then the DeleteJob request, rel_resc on its reply).  A cycle
+    in between finds the cpus still taken: j05p's released 346.vm is ``Job Modified at
+    request of Scheduler`` (its Not Running comment) before it runs."""
+    from fake_pbs.server import depend  # depend uses this module: import at call time
+    with app.state.lock:
+        job = _current(app, jobid, run_count, st.EXITING)
+        if job is None or job.get("substate") != str(SUB_STAGEOUT) or job.get("_deps_done"):
+            return
+        status = int(job.get("Exit_status", "0") or 0)
+        ended = dict(job, job_state=st.FINISHED, substate=str(st.final_substate(
+            status, job.get("_deleted_by") is not None)))
+        job["_deps_done"] = True
+        depend.job_ended(app, ended)
 
 
 def _end_of_e_phase(app: ServerApp, jobid: str, run_count: str) -> None:
@@ -637,7 +687,7 @@ def to_history(app: ServerApp, job: Job, substate: int, ran: bool,
     if (not app.history_enabled() or job.get("_purge")) and not job.get("array_id"):
         del app.state.jobs[jobid]  # no history kept, or `qdel -x` of a job that ran (n02x)
     save(app, job)
-    if "before" in job.get("depend", ""):
+    if "before" in job.get("depend", "") and not job.get("_deps_done"):
         from fake_pbs.server import depend  # depend uses this module: import at call time
         depend.job_ended(app, job)
     if end_status is not None:

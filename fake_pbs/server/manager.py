@@ -9,13 +9,13 @@ import base64
 import binascii
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
-from fake_pbs.model import qmgr_attrs
+from fake_pbs.model import ecl, qmgr_attrs
 from fake_pbs.model import resources as rdefs
-from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_DUPLIST, PBSE_HOOKERROR, PBSE_IVALREQ,
-                                   PBSE_NOATTR, PBSE_NODEEXIST, PBSE_NOSUP, PBSE_PERM,
-                                   PBSE_INTERNAL, PBSE_QUEEXIST, PBSE_RESCBUSY, PBSE_UNKNODE,
-                                   PBSE_UNKQUE, PBSE_UNKRESC, PBSE_UNKSCHED, PbsError, detail,
-                                   message_for)
+from fake_pbs.model.errors import (PBSE_ATTRRO, PBSE_BADATVAL, PBSE_DUPLIST, PBSE_HOOKERROR,
+                                   PBSE_INTERNAL, PBSE_IVALREQ, PBSE_NOATTR, PBSE_NODEEXIST,
+                                   PBSE_NOSUP, PBSE_PERM, PBSE_QUEEXIST, PBSE_RESCBUSY,
+                                   PBSE_UNKNODE, PBSE_UNKQUE, PBSE_UNKRESC, PBSE_UNKSCHED,
+                                   PbsError, detail, message_for)
 from fake_pbs.model.hooks import (CONTENT_CONFIG, CONTENT_PYTHON, Hook, hook_error,
                                   set_hook_attr, unset_hook_attr)
 
@@ -140,6 +140,11 @@ def _manager(managed: Managed, caller: Caller, args: Dict[str, Any], outcome: Ou
         _require_hook_access(managed, caller)
         _manage_hook(managed, caller, command, name, attrs, outcome)
         return
+    if objtype in ("server", "queue", "node", "sched") and command in ("set", "unset", "create"):
+        # the client library's checks come first: a bad value is refused before the server
+        # looks at who asks (pbs_manager -> pbs_verify_attributes)
+        for attr, _, value in attrs:
+            qmgr_attrs.ecl_verify(objtype, attr, "" if command == "unset" else value)
     if not caller.is_manager and not _operator_may(caller, command, objtype, attrs):
         raise PbsError(PBSE_PERM)
     if objtype == "server":
@@ -159,38 +164,16 @@ def _manager(managed: Managed, caller: Caller, args: Dict[str, Any], outcome: Ou
         raise PbsError(PBSE_IVALREQ)
 
 
-# Attributes PBS lets managers alone set (MGR_ONLY_SET in OpenPBS's attribute definitions);
-# operators may set or unset the others of these objects, and create or delete nothing.
-MANAGER_ONLY = {
-    "server": frozenset((
-        "pnames acl_host_enable acl_hosts acl_host_moms_enable acl_resv_host_enable "
-        "acl_resv_hosts acl_resv_group_enable acl_resv_groups acl_user_enable acl_users "
-        "acl_resv_user_enable acl_resv_users acl_roots managers operators mailer mail_from "
-        "query_other_jobs resources_cost system_cost default_node node_pack flatuid resv_enable "
-        "require_cred_enable require_cred job_sort_formula eligible_time_enable "
-        "job_history_enable job_history_duration max_concurrent_provision "
-        "python_restart_max_hooks python_restart_max_objects python_restart_min_interval "
-        "jobscript_max_size show_hidden_attribs max_job_sequence_id").split()),
-    "queue": frozenset(("from_route_only require_cred_enable require_cred route_destinations "
-                        "alt_router partition").split()),
-    "node": frozenset(("Mom pnames queue resv_enable no_multinode_jobs provision_enable "
-                       "current_aoe vnode_pool power_provisioning current_eoe "
-                       "poweroff_eligible").split()),
-    "sched": frozenset(("sched_host partition sched_priv sched_log scheduler_iteration "
-                        "sched_user comment preempt_queue_prio preempt_prio preempt_order "
-                        "preempt_sort job_sort_formula server_dyn_res_alarm "
-                        "attr_update_period").split()),
-}
-
-
+# Operators may set or unset the attributes managers alone may not (MGR_ONLY_SET and read-only
+# ones are in qmgr_attrs.manager_only), and create or delete nothing.
 def _operator_may(caller: Caller, command: str, objtype: str,
                   attrs: List[Tuple[str, str, str]]) -> bool:
     if not caller.is_operator or command not in ("set", "unset"):
         return False
-    refused = MANAGER_ONLY.get(objtype)
-    if refused is None:
+    if objtype not in ("server", "queue", "node", "sched"):
         return False
-    return not any(attr.lower() in refused or attr in refused for attr, _, _ in attrs)
+    refused = qmgr_attrs.manager_only(objtype)
+    return not any(attr.split(".", 1)[0].lower() in refused for attr, _, _ in attrs)
 
 
 def _sets_true(command: str, attrs: List[Tuple[str, str, str]], name: str) -> bool:
@@ -199,21 +182,38 @@ def _sets_true(command: str, attrs: List[Tuple[str, str, str]], name: str) -> bo
         for attr, _, value in attrs)
 
 
-def _check_resource(managed: Managed, attr: str) -> None:
-    if "." in attr:
-        resource = attr.split(".", 1)[1]
-        if resource not in BUILTIN_RESOURCES and resource not in managed.resources:
+def _resource_value(managed: Managed, attr: str, value: str) -> str:
+    """A ``name.<resource>`` value checked by the resource's type and stored as PBS decodes it
+    (verify_value_resc for built-ins, the server's decode for a site's); an unknown resource is
+    15035 (n02)."""
+    resource = attr.split(".", 1)[1]
+    defn = rdefs.lookup(resource)
+    if defn is None:
+        site = managed.resources.get(resource)
+        if site is None:
             raise PbsError(PBSE_UNKRESC, detail(PBSE_UNKRESC, attr))
+        defn = rdefs.ResourceDef(resource, str(site.get("type") or rdefs.LONG),
+                                 str(site.get("flag") or ""))
+    if value == "":
+        return value
+    try:
+        return ecl.verify_resource(defn, value)
+    except PbsError as err:
+        raise PbsError(err.code, detail(err.code, attr)) from None
 
 
 def _manage_attrs(target: AttrDict, objtype: str, command: str,
                   attrs: List[Tuple[str, str, str]], managed: Managed) -> None:
     staged = dict(target)
     for attr, op, value in attrs:
-        if qmgr_attrs.find(objtype, attr) is None:
+        definition = qmgr_attrs.find(objtype, attr)
+        if definition is None:
             raise PbsError(PBSE_NOATTR)
         attr = qmgr_attrs.canonical(objtype, attr)
-        _check_resource(managed, attr)
+        if qmgr_attrs.RO in definition[2]:  # mgr_set_attr/mgr_unset_attr: no write bit
+            raise PbsError(PBSE_ATTRRO, detail(PBSE_ATTRRO, attr))
+        if "." in attr:
+            value = _resource_value(managed, attr, "" if command == "unset" else value)
         if command == "unset":
             staged.pop(attr, None)
             continue

@@ -3,6 +3,13 @@
 ``exec_vnode`` looks like ``(node1:ncpus=2:mem=1gb)+(node2:ncpus=1)``.  Each node keeps a private
 ``_slots`` list (one entry per CPU: job id or "") so that ``jobs`` shows ``12.vm/0, 12.vm/1`` and
 ``exec_host`` indexes (``node1/0*2``) agree with it, as PBS's do.
+
+A job's charge on a node is made once and undone once: each node lists the jobs it has charged
+(``_charged``), as PBS's ``JOB_SVFLG_RescAssn`` guards ``set_resc_assigned`` and
+``deallocate_job_from_node`` frees only the jobs a vnode still holds.  A second release of the
+same run (its end applied twice) must not free another job's cpus: ``resources_assigned`` would
+drop below what the running jobs hold and the scheduler would place a job on a cpu slot beyond
+``ncpus`` (``vm/2`` on a 2-cpu node; release set b08c, b22, b22e).
 """
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -43,11 +50,16 @@ def _slots(node: Attrs) -> List[str]:
 def assign(nodes: Dict[str, Attrs], jobid: str, exec_vnode: str) -> str:
     """Charge ``exec_vnode`` to the nodes; returns the matching ``exec_host``."""
     hosts: List[str] = []
+    # Nodes this job is charged on already: an assign of a run that holds them changes nothing.
+    held = {name for name, node in nodes.items() if _is_charged(node, jobid)}
     for name, values in parse_exec_vnode(exec_vnode):
         node = nodes.get(name)
         ncpus = int(values.get("ncpus", "0") or 0)
         if node is None:
             hosts.append("%s/0" % name)
+            continue
+        if name in held:
+            hosts.append(_held_host(name, node, jobid, ncpus))
             continue
         slots = _slots(node)
         taken = [i for i, owner in enumerate(slots) if not owner][:ncpus]
@@ -60,21 +72,45 @@ def assign(nodes: Dict[str, Attrs], jobid: str, exec_vnode: str) -> str:
         first = taken[0] if taken else 0
         hosts.append("%s/%d%s" % (name, first, "*%d" % ncpus if ncpus > 1 else ""))
         _charge(node, values, +1)
+        _mark_charged(node, jobid, True)
         _refresh(name, node)
     return "+".join(hosts)
 
 
 def release(nodes: Dict[str, Attrs], jobid: str, exec_vnode: str) -> None:
-    """Give back what :func:`assign` charged."""
+    """Give back what :func:`assign` charged; a node that no longer holds the job gives
+    nothing back (a release of a run already released changes nothing)."""
+    held = {name for name, node in nodes.items() if _is_charged(node, jobid)}
     for name, values in parse_exec_vnode(exec_vnode):
         node = nodes.get(name)
-        if node is None:
+        if node is None or name not in held:
             continue
         _charge(node, values, -1)
+    for name in held:
+        _mark_charged(nodes[name], jobid, False)
     for name, node in nodes.items():
         if jobid in (node.get("_slots") or []):
             node["_slots"] = ["" if owner == jobid else owner for owner in node["_slots"]]
             _refresh(name, node)
+
+
+def _is_charged(node: Attrs, jobid: str) -> bool:
+    charged = node.get("_charged")
+    if charged is None:  # a node stored before ``_charged`` existed: its slots tell
+        return jobid in (node.get("_slots") or [])
+    return jobid in charged
+
+
+def _mark_charged(node: Attrs, jobid: str, on: bool) -> None:
+    charged = [j for j in node.get("_charged") or [] if j != jobid]
+    node["_charged"] = charged + [jobid] if on else charged
+
+
+def _held_host(name: str, node: Attrs, jobid: str, ncpus: int) -> str:
+    """The exec_host entry of a chunk the job holds already: its first slot there."""
+    slots = [i for i, owner in enumerate(node.get("_slots") or []) if owner == jobid]
+    first = slots[0] if slots else 0
+    return "%s/%d%s" % (name, first, "*%d" % ncpus if ncpus > 1 else "")
 
 
 def _charge(node: Attrs, values: Dict[str, str], sign: int) -> None:

@@ -59,3 +59,28 @@ def test_discard_of_an_earlier_job_with_the_same_id_is_ignored(node1: MomRig) ->
     node1.request("node1", "discard", job="33.vm", run_count=1, run_key="33.vm#1#new")
     held = [j["id"] for j in node1.request("node1", "status")["jobs"]]
     assert "33.vm" not in held
+
+
+def test_a_new_job_with_a_held_id_replaces_the_stale_run(node1: MomRig) -> None:
+    """After a reset the server gives an id again: a start whose run key names another job
+    (another instance token) is a new job, not the held run started again; the held run,
+    which the server is done with, is discarded and the new job runs with its own stream."""
+    old = node1.submit("node1", node1.spec("34.vm", "sleep 30\n", run_key="34.vm#1#aaaa"))
+    node1.read_until(old, "start")
+    new = node1.submit("node1", node1.spec("34.vm", "echo new\n", run_key="34.vm#1#bbbb"))
+    events = node1.read_until(new, "release-final")
+    assert [e.get("ev") for e in events] == ["start", "finish", "release"]
+    assert events[1]["status"] == 0  # the new script's end, not the old sleep's kill
+    assert (node1.user_home / "job.o34").read_text() == "new\n"
+
+
+def test_a_requeued_run_waits_for_its_old_run_to_end(node1: MomRig) -> None:
+    """The same job (same instance token) sent again while its earlier run is still live
+    here: refused with PBSE_JOBEXIST (15009), as the server's requeue expects."""
+    old = node1.submit("node1", node1.spec("35.vm", "sleep 30\n", run_key="35.vm#1#cccc"))
+    node1.read_until(old, "start")
+    again = node1.submit("node1", node1.spec("35.vm", "true\n", run_count=2,
+                                             run_key="35.vm#2#cccc"))
+    reply = node1.read_until(again, "start")
+    assert reply[0].get("ok") is False and reply[0].get("code") == 15009
+    node1.request("node1", "discard", job="35.vm")

@@ -9,7 +9,8 @@ _SERVER = Path(__file__).resolve().parents[2] / "fake_pbs" / "server"
 _KEY = re.compile(r"""["'](_[a-z][a-z_]*)["']""")
 # Private keys of other records, and values that look like keys.
 _NOT_JOB_FIELDS = {
-    "_slots", "_down_since",  # node records (server/vnodeslots.py, server/nodehealth.py)
+    "_slots", "_charged",     # node records (server/vnodeslots.py)
+    "_down_since",            # node records (server/nodehealth.py)
     "_ran",                   # queue records (server/handlers/status.py)
     "_order",                 # hook records (server/handlers/qmgr.py)
     "_pbs_project_default",   # the value of ``project`` PBS gives a job without one

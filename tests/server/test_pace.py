@@ -262,3 +262,74 @@ def test_forced_delete_by_a_manager_ends_the_job_on_the_server(home: Path) -> No
     while time.monotonic() < deadline and _run(home, [BIN + "/qstat", "-x", other]).returncode == 0:
         time.sleep(0.2)
     assert _run(home, [BIN + "/qstat", "-x", other]).returncode == 153
+
+
+def test_dependents_are_released_before_the_nodes_are_freed(home: Path) -> None:
+    """j05p (req_jobobit.c on_job_exit: depend_on_term, then the mom's delete, then
+    rel_resc): the afternotok job released by a failed job is looked at by a cycle while the
+    failed job still holds the cpus, so the scheduler comments on it (``Job Modified at
+    request of Scheduler``) before it runs once they are free."""
+    parent = _run(home, [BIN + "/qsub", "-l", "select=1:ncpus=2",
+                         _script(home, "fail2.sh", "sleep 1; exit 1")]).stdout.strip()
+    child = _run(home, [BIN + "/qsub", "-W", "depend=afternotok:" + parent,
+                        _script(home, "after.sh", "exit 0")]).stdout.strip()
+    assert _wait_state(home, child, "F")["job_state"] == "F"
+    log = "".join(p.read_text() for p in sorted((home / "server_logs").iterdir()))
+    lines = [ln.split(";", 5)[-1] for ln in log.splitlines() if ";Job;%s;" % child in ln]
+    released = lines.index("Dependency on job %s released." % parent)
+    modified = lines.index("Job Modified at request of Scheduler@vm", released)
+    ran = [i for i, ln in enumerate(lines) if ln.startswith("Job Run at request of Scheduler")]
+    assert ran and released < modified < ran[0]
+
+
+def _node(home: Path, name: str = "n1") -> Dict[str, str]:
+    channel = protocol.connect(paths.server_socket(home), timeout=10)
+    try:
+        reply = protocol.call(channel, "statnode", name=name)
+    finally:
+        channel.close()
+    return dict(reply[0]["attrs"])
+
+
+def test_a_forced_run_frees_its_cpu_once_whatever_the_mom_reports_later(home: Path) -> None:
+    """Release set b08c, b22, b22e (replayed by an ordinary user, who manages the cluster):
+    after a manager's `qdel -W force` of one of two running jobs, the mom's own end of that run
+    (it arrives later) must not end it again.  Ending it twice freed its cpu twice, so the node
+    showed fewer cpus assigned than its jobs held, two jobs ran where one fits and the second
+    got ``exec_host = n1/2`` on a 2-cpu node (the transcripts: 17.vm waits for 16.vm's cpu and
+    runs on vm/0).  req_delete.c ends the run at once and PBS's job_obit drops an obit for a
+    job that is neither running nor exiting; set_resc_assigned releases a job's resources
+    once (JOB_SVFLG_RescAssn)."""
+    deadline = time.monotonic() + 60  # the earlier tests' deleted jobs end at the mom's poll
+    while time.monotonic() < deadline and (
+            "jobs" in _node(home) or _node(home).get("resources_assigned.ncpus") != "0"):
+        time.sleep(0.2)
+    assert _node(home).get("resources_assigned.ncpus") == "0", _node(home)
+    long = _script(home, "long.sh", "sleep 300")
+    kept, forced = (_run(home, [BIN + "/qsub", long]).stdout.strip() for _ in range(2))
+    _wait_state(home, kept, "R")
+    _wait_state(home, forced, "R")
+    _wait_state(home, forced, "", 2.5)  # the mom's first update: the run is under way there
+    assert _run(home, [BIN + "/qdel", "-W", "force", forced]).returncode == 0
+    assert _job(home, forced)["job_state"] == "F"  # ended on the server by the request itself
+    # The mom kills the run and reports its end (kept back ~1 s, the obit latency): bounded
+    # wait until its job directory is gone, then a moment for a late event to be applied.
+    jobs_dir = paths.mom_priv(home, "n1") / "jobs"
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and jobs_dir.exists() and any(
+            forced in p.name for p in jobs_dir.iterdir()):
+        time.sleep(0.2)
+    time.sleep(2.0)
+    node = _node(home)
+    assert (node.get("resources_assigned.ncpus"), node.get("jobs")) == ("1", kept + "/0"), node
+    third, fourth = (_run(home, [BIN + "/qsub", long]).stdout.strip() for _ in range(2))
+    try:
+        assert _wait_state(home, third, "R")["exec_host"] == "n1/1"
+        time.sleep(1.5)  # a cycle or two: the fourth job finds no free cpu
+        assert _job(home, fourth)["job_state"] == "Q"
+        log = "".join(p.read_text() for p in sorted((home / "server_logs").iterdir()))
+        ends = [ln for ln in log.splitlines() if ";%s;Exit_status=" % forced in ln]
+        obits = [ln for ln in log.splitlines() if ";%s;Obit received" % forced in ln]
+        assert (len(ends), obits) == (1, []), (ends, obits)
+    finally:
+        _run(home, [BIN + "/qdel", "-W", "force", kept, third, fourth])

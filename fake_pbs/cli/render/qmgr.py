@@ -52,7 +52,7 @@ def quote(value: str) -> str:
 
 def _set_lines(prefix: str, objtype: str, attr: str, value: str) -> List[str]:
     definition = qmgr_attrs.find(objtype, attr)
-    if definition is not None and definition[1] == qmgr_attrs.LIST:
+    if definition is not None and qmgr_attrs.is_list(definition):
         items = qmgr_attrs.split_list(value)
         if items:
             first = ["%s %s = %s\n" % (prefix, attr, quote(items[0]))]

@@ -114,7 +114,7 @@ def delete_one(ctx: Context, job: Job, force: bool, requestor: Optional[str] = N
             app.log.job(job["_id"], "Delete forced", DEBUG2)
             job["_exit"] = EXIT_BY_SIGNAL[True]
             job["_obit"] = app.now()
-            lifecycle.complete(app, job)
+            lifecycle.end_forced(app, job)
             return
         if not job.get("_kill_on_start"):
             # PBS says so while the job still runs (b05: R/42 1 s after qdel)
