@@ -14,8 +14,9 @@ golden transcripts), for fidelity work (``fake-pbs start --pace pbs``; docs/diff
 * after ``TermJob`` the mom sees the job gone only at a later resource poll (mom_main.c's
   ``next_sample_time``: ``$min_check_poll`` 10 s after the previous poll, growing by
   ``(max - min + 19) / 20`` per poll up to ``$max_check_poll`` 120 s, reset to the minimum at
-  a job start and at TermJob), and not before the job is 10 s old: e01's ``jobs = 15.vm/1``
-  1.4 s after qdel, b05b's 8 s, master g12's ``no active process for task`` at start + 10 s.
+  TermJob; a job start samples at once and sets the next poll ``$min_check_poll`` later), and
+  not before the job is 10 s old: e01's ``jobs = 15.vm/1`` 1.4 s after qdel, b05b's 8 s,
+  master g12's ``no active process for task`` at start + 10 s.
   In PBS that is one branch of a race: the mom reaps the job shell and, when the SIGTERM'd
   children are already gone from /proc, sends the obit at once (release g11); when one is
   still listed, the task is orphaned and only the poll's cput_sum declares it exited, with a
@@ -81,6 +82,7 @@ class PollClock:
         self.maximum = maximum
         self.step = float(int((maximum - minimum + 19) // 20))
         self.last = start
+        self.polled = start  # the last poll proper (a start's sample is one job's only)
         self.interval = maximum  # PBS starts with next_sample_time = MAX_CHECK_POLL_TIME
         self.jobs = 0
 
@@ -88,6 +90,7 @@ class PollClock:
         while self.last + self.interval <= now:
             if self.jobs:
                 self.last += self.interval
+                self.polled = self.last
             elif self.interval >= self.maximum:
                 break  # idle: nothing changes until a job comes
             self.interval = min(self.interval + self.step, self.maximum)
@@ -97,18 +100,27 @@ class PollClock:
         self._advance(now)
         self.jobs = count
 
+    def started(self, now: float) -> None:
+        """A job started: the start samples that job (``time_resc_updated`` = now, for every
+        job's schedule) and the next poll is ``minimum`` later (start_exec.c; i06d's walltime
+        kill 10 s after the start on a mom idle before)."""
+        self._advance(now)
+        self.last = now
+        self.interval = self.minimum
+
     def reset(self, now: float) -> None:
-        """A job started or was sent TermJob: poll again ``minimum`` after the last poll."""
+        """A job was sent TermJob: poll again ``minimum`` after the last poll."""
         self._advance(now)
         self.interval = self.minimum
         if self.last + self.interval <= now:  # overdue: the main loop polls at once
-            self.last = now
+            self.last = self.polled = now
             self.interval = min(self.interval + self.step, self.maximum)
 
     def last_poll(self, now: float) -> float:
-        """The instant of the last poll at or before ``now`` that sampled jobs."""
+        """The instant of the last poll at or before ``now`` that sampled every job (a job
+        start samples only the started job: k03n's 387.vm logs no update when 388.vm starts)."""
         self._advance(now)
-        return self.last
+        return self.polled
 
     def next_poll(self, now: float) -> float:
         """The instant of the first poll after ``now``."""

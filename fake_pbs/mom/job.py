@@ -31,12 +31,13 @@ from fake_pbs.mom.eventlog import EventLog
 from fake_pbs.mom.faults import BOTTOM_UP_GAP
 from fake_pbs.mom.launch import build_launch
 from fake_pbs.mom.layout import JobLayout
-from fake_pbs.mom.procs import same_process_alive, signal_session, signal_session_bottom_up
+from fake_pbs.mom.procs import (same_process_alive, session_usage, signal_session,
+                                signal_session_bottom_up)
 from fake_pbs.mom.signals import (ADMIN_RESUME, ADMIN_SUSPEND, RESUME, SUSPEND, TERMJOB,
                                   signal_number)
 from fake_pbs.mom.sisters import JOB_EXEC_RETRY, join_all, join_failure_code, sister_request
 from fake_pbs.mom.streams import deliveries, job_streams
-from fake_pbs.mom.usage import parse_duration, resources_used
+from fake_pbs.mom.usage import parse_duration, poll_usage, resources_used
 from fake_pbs.workers import Workers
 
 JOB_EXEC_FAIL2 = -2
@@ -139,6 +140,10 @@ class MomJob:
         self._kill_sent = False
         self._reaped_logged = False  # "task 00000001 terminated" logged while orphaned
         self._walltime_polled = 0.0  # the last resource poll that checked the walltime
+        self._started_at: Optional[float] = None  # pace pbs: the mom's clock at the start
+        self._polled = 0.0  # pace pbs: the last resource poll that sent this job's usage
+        self._suspended = False  # a suspended job is not sampled (substate 43, not 42)
+        self._obit_resent = False  # a failed stage-out sent the obit again (post_cpyfile)
         # The server's copy file request (stage-out after the obit): set by request_copy, or
         # by discard so that a job deleted meanwhile still has its output delivered.
         self._copy = threading.Event()
@@ -366,9 +371,14 @@ class MomJob:
         pid = int(record["pid"])
         self.ctx.log.job(self.jobid, "SID is: %d" % pid, 0x0400)
         self.ctx.log.job(self.jobid, "Started, pid = %d" % pid)
-        self.events.append("start", session_id=pid, pid=pid)
+        # sandbox=PRIVATE: the job's jobdir is the sandbox the mom made, sent back with the
+        # start (start_exec.c marks jobdir modified for the first update; extra i07c)
+        sandbox = (read_json(self.files.launch) or {}).get("sandbox")
+        extra = {"jobdir": str(sandbox)} if sandbox else {}
+        self.events.append("start", session_id=pid, pid=pid, **extra)
+        self._started_at = self.ctx.clock()
         with self.ctx.polls_lock:
-            self.ctx.polls.reset(self.ctx.clock())  # start_exec.c: poll soon after a start
+            self.ctx.polls.started(self._started_at)  # start_exec.c: sample, next poll +10 s
 
     # ---- refused before it was taken in -------------------------------------------------------
 
@@ -452,6 +462,7 @@ class MomJob:
                 else:
                     self._complete(record)
                 return
+            self._poll_update()
             self._check_walltime(shepherd, limit)
             self._escalate(shepherd)
             self.wake.wait(self._exit_wait(shepherd))
@@ -524,6 +535,27 @@ class MomJob:
     def _session(self) -> int:
         return int((read_json(self.files.shepherd) or {}).get("pid", 0))
 
+    def _poll_update(self) -> None:
+        """pace pbs: each resource poll while the job runs sends the server its usage
+        (mom_main.c update_jobs_status), so a running job's resources_used and ``qstat -p``'s
+        percent move while it runs (k08n: 5 % of 10 min after 33 s); the first one after the
+        start still marks the session id modified, so the mom logs ``SID is`` again (i06d at
+        start + 10 s; k03n's jobs, ended before that poll, log it once)."""
+        if self._started_at is None or not self.ctx.pace.mom_poll or self._suspended:
+            return
+        with self.ctx.polls_lock:
+            polled = self.ctx.polls.last_poll(self.ctx.clock())
+        if polled <= max(self._started_at, self._polled):
+            return
+        first = not self._polled
+        self._polled = polled
+        sid = self._session()
+        if first:
+            self.ctx.log.job(self.jobid, "SID is: %d" % sid, 0x0400)
+        sample = session_usage(sid) if sid > 0 else {}
+        used = poll_usage(self.job.get("attrs", {}), sample, round(polled - self._started_at))
+        self.events.append("usage", resources_used=used)
+
     def _check_walltime(self, shepherd: Dict[str, Any], limit: Optional[int]) -> None:
         """The walltime limit: checked every second (pace fast), or at the mom's resource
         polls as PBS does (pace pbs: i06d's ``walltime 10 exceeded limit 3`` at the first
@@ -533,12 +565,17 @@ class MomJob:
         now = self.ctx.clock()
         start = float(shepherd.get("start_time", now))
         if self.ctx.pace.mom_poll:
+            # walltime counts from the start's own sample on the mom's clock (start_walltime),
+            # so a poll 10 s later reads 10 whatever the fractions (i06d)
+            start = start if self._started_at is None else self._started_at
             with self.ctx.polls_lock:
                 now = self.ctx.polls.last_poll(now)
             if now <= max(start, self._walltime_polled):
                 return
             self._walltime_polled = now
-        used = int(now) - int(start)
+            used = int(round(now - start))
+        else:
+            used = int(now) - int(start)
         if used <= limit:
             return
         self.ctx.log.job(self.jobid, "walltime %d exceeded limit %d" % (used, limit))
@@ -600,6 +637,8 @@ class MomJob:
             self.ctx.log.job(self.jobid, "kill_job")  # a real signal goes through kill_job (k03n)
         if sid > 0:
             signal_session(sid, number)
+        if name in (SUSPEND, ADMIN_SUSPEND, RESUME, ADMIN_RESUME):
+            self._suspended = name in (SUSPEND, ADMIN_SUSPEND)
         if number == signal.SIGKILL:
             self._forward_to_sisters(name)
         self.wake.set()
@@ -689,9 +728,19 @@ class MomJob:
         owner = str(attrs.get("euser") or str(attrs.get("Job_Owner", "")).split("@")[0])
         report = Report(self.ctx.log, self.jobid, owner, self.ctx.host)
         began = time.monotonic()
+        sleep = self._copy_pause if self.ctx.pace.copy_pauses else _no_pause
+        paused: List[float] = []
+
+        def pause(seconds: float) -> None:
+            # The mom logs "no active tasks" while the copy child is in its first pause: the
+            # tries before it come first (i05g: try=1, try=2, no active tasks, try=3 ...)
+            if seconds > 0 and not paused:
+                paused.append(seconds)
+                self.ctx.log.job(self.jobid, "no active tasks")
+            sleep(seconds)
+
         done, attempted = deliver(streams, launch, self.ctx.layout.undelivered,
-                                  bool(launch.get("drop_privileges")), report,
-                                  self._copy_pause if self.ctx.pace.copy_pauses else _no_pause)
+                                  bool(launch.get("drop_privileges")), report, pause)
         if attempted:
             took = int(time.monotonic() - began)
             self.ctx.log.job(self.jobid, "Staged %d/%d items out over %d:%02d:%02d"
@@ -717,9 +766,16 @@ class MomJob:
         self._remove_work_files()
         if not self.events.complete:
             staged = read_json(self.files.dir / "stageout.json") or {}
-            self.events.append("release", vnodes=[self.ctx.host], final=True,
-                               stageout_status=int(staged.get("stageout_status", 1)))
+            status = int(staged.get("stageout_status", 1))
             self.ctx.log.job(self.jobid, "no active tasks")
+            if status == 0 and not (read_json(self.files.launch) or {}).get("sandbox"):
+                # post_cpyfile (requests.c): a failed stage-out rejects the copy request and
+                # sends the obit again; the server's answer is a second delete job request,
+                # which finds the job gone (i05g).  sandbox=PRIVATE only flags the failure.
+                self._obit_resent = True
+                self.ctx.log.job(self.jobid, "Obit sent", 0x0100)
+            self.events.append("release", vnodes=[self.ctx.host], final=True,
+                               stageout_status=status)
             self._crash_point("released")
 
     def _remove_work_files(self) -> None:
@@ -811,6 +867,8 @@ class MomJob:
         except FileNotFoundError:
             pass
         remove_job_dir(self.files)
+        if self._obit_resent:  # the delete job request answering the resent obit (i05g)
+            self.ctx.log.job(self.jobid, "delete job request received", 0x0080)
 
     def summary(self) -> Dict[str, Any]:
         state = "done" if self.done else ("running" if self.events.has("start") else "starting")

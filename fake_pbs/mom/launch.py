@@ -80,12 +80,15 @@ def parse_umask(attrs: Mapping[str, str]) -> int:
         return DEFAULT_UMASK
 
 
+SANDBOX_SUFFIX = "x8z"
+
+
 def sandbox_dir(attrs: Mapping[str, str], jobid: str, home_dir: str) -> Optional[str]:
-    """``-W sandbox=PRIVATE`` (extra i07): a fresh ``~/pbs.<jobid>.<xyz>`` is PBS_JOBDIR and cwd."""
+    """``-W sandbox=PRIVATE`` (extra i07): ``~/pbs.<jobid>.x8z`` is PBS_JOBDIR and cwd (the
+    suffix is fixed: start_exec.c jobdirname uses job.h's FAKE_RANDOM, "x8z")."""
     if attrs.get("sandbox", "").upper() != "PRIVATE":
         return None
-    suffix = "".join(secrets.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(3))
-    return os.path.join(home_dir, "pbs.%s.%s" % (jobid, suffix))
+    return os.path.join(home_dir, "pbs.%s.%s" % (jobid, SANDBOX_SUFFIX))
 
 
 def build_launch(job: Mapping[str, Any], layout: JobLayout, host: str, cluster_home: str,

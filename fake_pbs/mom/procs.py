@@ -68,6 +68,28 @@ def session_members(sid: int) -> List[int]:
     return members
 
 
+def session_usage(sid: int) -> "Dict[str, int]":
+    """What a resource poll samples of session ``sid``'s live processes (mom_mach.c
+    mom_set_use): cpu seconds (user + system), resident and virtual memory in kB."""
+    tick = float(os.sysconf("SC_CLK_TCK"))
+    page_kb = os.sysconf("SC_PAGE_SIZE") // 1024
+    ticks = rss = vsize = 0
+    for pid in session_members(sid):
+        try:
+            with open("/proc/%d/stat" % pid, "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue  # it ended since the scan
+        fields = stat[stat.rfind(b")") + 2:].split()
+        try:
+            ticks += int(fields[11]) + int(fields[12])
+            vsize += int(fields[20])
+            rss += int(fields[21])
+        except (IndexError, ValueError):
+            continue
+    return {"cput": int(ticks / tick), "rss_kb": rss * page_kb, "vmem_kb": vsize // 1024}
+
+
 # Signals that must reach the whole session: a process forked between the scan of the session
 # and its parent's signal is in no scan, so these look again until no member is new (a stopped
 # or killed process forks no more).  Others go out once, as PBS sends them.

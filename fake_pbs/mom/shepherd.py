@@ -43,6 +43,16 @@ def exit_status(wait_status: int) -> int:
     return os.WEXITSTATUS(wait_status)
 
 
+def _make_sandbox(path: str) -> None:
+    """Make the sandbox=PRIVATE directory as the job's owner.  Its name is fixed (PBS's
+    ``pbs.<id>.x8z``), so one left by an earlier run of the job is taken as it is."""
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        if os.path.islink(path) or not os.path.isdir(path):
+            raise
+
+
 def _in_jobdir(path: str, jobdir: str) -> bool:
     return os.path.dirname(path) == jobdir.rstrip("/")
 
@@ -96,7 +106,7 @@ def _exec_child(jobdir: str, launch: Dict[str, Any], report_fd: int,
         sandbox = launch.get("sandbox")
         if sandbox and not sandbox_made:
             try:
-                os.mkdir(str(sandbox), 0o700)
+                _make_sandbox(str(sandbox))
             except OSError as exc:
                 _fail(report_fd, "could not create sandbox %s: %s" % (sandbox, exc))
         try:
@@ -174,7 +184,7 @@ def _spawn_child(jobdir: str, launch: Dict[str, Any], made: List[bool]) -> Optio
         sandbox = launch.get("sandbox")
         if sandbox:
             try:
-                os.mkdir(str(sandbox), 0o700)
+                _make_sandbox(str(sandbox))
             except OSError as exc:
                 raise _SpawnRefused("could not create sandbox %s: %s" % (sandbox, exc))
             made[0] = True

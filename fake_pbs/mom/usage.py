@@ -33,3 +33,13 @@ def resources_used(attrs: Mapping[str, str], cput: float, maxrss_kb: int,
         "vmem": "%dkb" % max(0, maxrss_kb),
         "walltime": hhmmss(walltime),
     }
+
+
+def poll_usage(attrs: Mapping[str, str], sample: Mapping[str, int],
+               walltime: float) -> Dict[str, str]:
+    """The ``resources_used.*`` a resource poll's status update carries (update_jobs_status):
+    the live session's sample over the walltime since the start."""
+    used = resources_used(attrs, float(sample.get("cput", 0)), int(sample.get("rss_kb", 0)),
+                          walltime)
+    used["vmem"] = "%dkb" % max(0, int(sample.get("vmem_kb", 0)))
+    return used

@@ -287,6 +287,8 @@ def apply_event(app: ServerApp, event: Dict[str, Any]) -> bool:
         _on_finish(app, job, event)
     elif kind == "update":
         hookpoints.mom_update(app, job, event)
+    elif kind == "usage":
+        _on_usage(app, job, event)
     elif kind == "release":
         if event.get("final"):
             # the mom's stage-out result: 0 when a file could not be delivered (i05w)
@@ -307,6 +309,8 @@ def _on_start(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
         set_state(job, st.RUNNING, st.SUB_RUNNING)
     job["_started"] = True
     job["_session_id"] = str(event.get("session_id", 0))
+    if event.get("jobdir"):
+        job["jobdir"] = str(event["jobdir"])  # the mom's sandbox=PRIVATE directory (i07c)
     if app.pace.first_update <= 0:
         job["session_id"] = job["_session_id"]
         _first_usage(job)
@@ -325,6 +329,17 @@ def _on_start(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
         # qdel arrived before the mom had the job: deliver the kill now, off this thread.
         threading.Thread(target=_deferred_kill, args=(app, job["_id"], pending),
                          daemon=True).start()
+
+
+def _on_usage(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
+    """A resource poll's status update (pace pbs): the running job's resources_used now (k08n:
+    ``qstat -p`` shows 5 % of a 10 min walltime 33 s in).  An update that crossed the job's
+    suspension or end changes nothing: those states carry their own figures."""
+    if job.get("job_state") != st.RUNNING:
+        return
+    for key, value in dict(event.get("resources_used") or {}).items():
+        job["resources_used." + str(key)] = str(value)
+    save(app, job)
 
 
 def hold_signal(job: Job, signal: str) -> None:

@@ -35,6 +35,8 @@ KNOWN_DIFFERENCES: Dict[str, str] = {
         "script under mom_priv/<host>; ulimits are this machine's"),
     "i02b_cat_output": ("as i01b: the job's environment and this machine's ulimits"),
     "i04b_cat_output": ("as i01b: the job's environment and this machine's ulimits"),
+    "i07c_sandbox_output": ("as i01b: the job's TMPDIR is under mom_priv/<host>/tmp/ (the "
+                            "sandbox jobdir, PBS_JOBDIR and PWD match)"),
     "i03_qsub_V": ("qsub -V exports nothing in 23.06.06 (upstream #2602); the fake's -V works"),
     "i03b_cat_output": ("qsub -V works in the fake (upstream #2602 fixed): MYVAR is in the job"),
     "i03c_qstat_fx_V": ("qsub -V works in the fake (upstream #2602 fixed): Variable_List has "
@@ -54,6 +56,12 @@ KNOWN_DIFFERENCES: Dict[str, str] = {
         "which obit comes first is the race of their shells' exits (PBS: 339[2] before "
         "339[1], so 339[3] took vm/1); every record's fields and the parent's E last match"),
     "i05z_ls_and_cat": ("ls -la prints file dates and directory sizes of this machine"),
+    "i05g_rel_missing_dir_mom": (
+        "the mom's copy lines name the fake's paths: the spooled output file is in "
+        "mom_priv/<host>/jobs/<id>/ and the kept copy in mom_priv/<host>/undelivered/ (PBS: "
+        "$PBS_HOME/spool, $PBS_HOME/undelivered), a mom_priv per fake host because several "
+        "moms share one home (docs/differences.md); the lines, their order and the resent "
+        "obit are pinned by tests/server/test_end_of_job_copy.py"),
     "m05d_output_files": ("ls -la prints file dates of this machine (the two empty files an "
                           "execjob_launch reject leaves, mode and owner, match)"),
     "m04f_eb_reject_mom": (

@@ -209,12 +209,13 @@ def test_job_runs_as_its_owner(node1: MomRig) -> None:
 
 
 def test_private_sandbox(node1: MomRig) -> None:
-    """Extra i07: -W sandbox=PRIVATE -> PBS_JOBDIR = PWD = ~/pbs.<id>.<xyz>; output still
-    delivered to Output_Path; the sandbox is removed at the end."""
+    """Extra i07/i07c_sandbox_output: -W sandbox=PRIVATE -> PBS_JOBDIR = PWD =
+    ~/pbs.<id>.x8z (PBS's fixed suffix); the start event gives the server that jobdir; output
+    still delivered to Output_Path; the sandbox is removed at the end."""
     job = node1.spec("19.vm", 'echo "$PBS_JOBDIR $PWD"\n', attrs={"sandbox": "PRIVATE"})
     events = node1.run("node1", job)
     assert events[1]["status"] == 0
     jobdir, pwd = (node1.user_home / "job.o19").read_text().split()
-    assert jobdir == pwd and jobdir.startswith("%s/pbs.19.vm." % node1.user_home)
-    assert len(jobdir.rsplit(".", 1)[1]) == 3
+    assert jobdir == pwd == "%s/pbs.19.vm.x8z" % node1.user_home
+    assert [e.get("jobdir") for e in events if e["ev"] == "start"] == [jobdir]
     assert not os.path.exists(jobdir)

@@ -56,3 +56,29 @@ def test_undelivered_output_is_stageout_status_0(fake_pbs: FakeCluster, tmp_path
     assert any("state:E substate:53" in ln for ln in server)
     mom = _mom_lines(fake_pbs, jobid)
     assert "Job files not copied:---->>>>" in mom and "Staged 1/2 items out over 0:00:00" in mom
+
+
+def test_failed_stage_out_resends_the_obit(fake_pbs: FakeCluster, tmp_path: Path) -> None:
+    """Extra i05g_rel_missing_dir_mom: `no active tasks` comes while the copy child is in its
+    first pause (after try=2); after the failed stage-out the mom rejects the copy request and
+    sends the obit again (requests.c post_cpyfile), and the server's answer to it is a second
+    delete job request, after the job is gone."""
+    tmp_path.chmod(0o777)
+    jobid = fake_pbs.qsub("echo out; echo err >&2", "-e", "sub/rel.err", cwd=str(tmp_path))
+    fake_pbs.wait(jobid)
+    want = ["Staged 1/2 items out over 0:00:00", "no active tasks", "Obit sent",
+            "delete job request received", "kill_job", "delete job request received"]
+    tail: List[str] = []
+    lines: List[str] = []
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:  # the delete job request is sent in the background
+        lines = _mom_lines(fake_pbs, jobid)
+        staged = [i for i, ln in enumerate(lines) if ln.startswith("Staged ")]
+        tail = lines[staged[0]:] if staged else []
+        if tail == want:
+            break
+        time.sleep(0.05)
+    assert tail == want, lines
+    copy = lines.index("copy file request received")
+    assert lines[copy + 1:copy + 3] == ["no active tasks", "Job files not copied:---->>>>"], (
+        "\n".join(lines))
