@@ -14,6 +14,10 @@ TIMING_SNAPSHOTS: Dict[str, str] = {
     "f03_qstat_fxjson_t2s": (
         "snapshot 2 s into the execjob_abort retry loop (PBS: E/63, run_count 2): how many "
         "attempts fit in 2 s is timing; f03_qstat_fxjson_held pins the result"),
+    "k14d_accounting_array": (
+        "two subjobs that started together with the same script end in the same second: "
+        "which obit comes first is the race of their shells' exits (PBS: 339[2] before "
+        "339[1], so 339[3] took vm/1; the replay has seen both orders)"),
     "k06e_qrun_held_root": (
         "'qrun; qstat' caught PBS's 'Job was sent for execution at ...' comment, which lasts "
         "only until the mom takes the job ('Job run at ...' 87 ms after qrun in k06d)"),
@@ -51,10 +55,6 @@ KNOWN_DIFFERENCES: Dict[str, str] = {
         "Exit_status 266 and the stderr line match.  Whether the script's USR1 trap writes its "
         "line before the session is killed is a race (PBS's mom won it here)"),
     "k03k_qstat_after_sig10": ("as k03i: the job prints the time it started"),
-    "k14d_accounting_array": (
-        "two subjobs that started together with the same script end in the same second: "
-        "which obit comes first is the race of their shells' exits (PBS: 339[2] before "
-        "339[1], so 339[3] took vm/1); every record's fields and the parent's E last match"),
     "i05z_ls_and_cat": ("ls -la prints file dates and directory sizes of this machine"),
     "i05g_rel_missing_dir_mom": (
         "the mom's copy lines name the fake's paths: the spooled output file is in "
