@@ -18,6 +18,7 @@ Standard library only; imports kept few, as it starts once per job.
 from __future__ import annotations
 
 import _socket
+import gc
 import os
 import signal
 import sys
@@ -408,6 +409,67 @@ def _preload() -> None:
         pass
 
 
+# The warm-up: shepherd() runs this many times in the launcher before it forks any (below).
+WARM_ROUNDS = 12
+WARM_PROGRAM = "/bin/true"
+_WARM_SIGNALS = (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGQUIT)
+
+
+def _warm_up(jobs_dir: str, rounds: int = WARM_ROUNDS) -> None:
+    """Run the shepherd's own code a few times in the launcher, before it forks any shepherd.
+
+    Python 3.11 rewrites a function's bytecode in place during its first calls (warm-up
+    counters, then specialised instructions), keyword parsers and the dynamic linker's lazy
+    symbols are set up on first use: in a forked shepherd each such write copies a page.  Done
+    here once, every shepherd inherits the settled code (as the command runner's children do:
+    fake_pbs/runwarm.py).  Each round is a real start of :data:`WARM_PROGRAM` under the same
+    identity, in a scratch directory named as a discarded job's (``.gone-*``: a mom restart
+    sweeps one left by a crash); what the rounds change in this process (signal dispositions,
+    umask, ids and groups: _spawn_child restores those) is put back.
+    """
+    if not os.access(WARM_PROGRAM, os.X_OK):
+        return
+    try:
+        import pwd
+        user = pwd.getpwuid(os.getuid()).pw_name
+    except (ImportError, KeyError):
+        return
+    scratch = os.path.join(jobs_dir, ".gone-warm-%d" % os.getpid())
+    try:
+        os.mkdir(scratch, 0o700)
+    except OSError:
+        return
+    launch = {"jobid": "warm", "argv": [WARM_PROGRAM], "search_path": False,
+              "env": {"PATH": "/usr/bin:/bin"}, "cwd": "/", "sandbox": None,
+              "uid": os.getuid(), "gid": os.getgid(), "user": user,
+              "drop_privileges": os.geteuid() == 0, "umask": 0o077,
+              "stdout": os.path.join(scratch, "warm.OU"),
+              "stderr": os.path.join(scratch, "warm.ER"), "mom_socket": ""}
+    handlers = [(signum, signal.getsignal(signum)) for signum in _WARM_SIGNALS]
+    mask = os.umask(0)
+    try:
+        for _ in range(rounds):
+            read_fd, write_fd = os.pipe()
+            try:
+                shepherd(scratch, dict(launch), write_fd)
+                report = os.read(read_fd, 4096)
+            finally:
+                os.close(read_fd)
+            if not report.startswith(b"ok "):
+                os.close(write_fd)  # the report fd is closed only once the shell runs
+                break
+        _descendants_left(0.0)  # no child is left: returns at once
+    except OSError:
+        pass
+    finally:
+        os.umask(mask)
+        for signum, handler in handlers:
+            signal.signal(signum, handler)
+        for name in os.listdir(scratch):
+            os.unlink(os.path.join(scratch, name))
+        os.rmdir(scratch)
+
+
 def _reap(signum: int, frame: Any) -> None:
     """SIGCHLD in the launcher: reap the shepherds that ended (they are its children)."""
     while True:
@@ -419,8 +481,9 @@ def _reap(signum: int, frame: Any) -> None:
             return
 
 
-def serve() -> int:
-    """``--serve``: the mom's launcher (fake_pbs/mom/launcher.py), started once per mom.
+def serve(jobs_dir: str = "") -> int:
+    """``--serve <jobs dir>``: the mom's launcher (fake_pbs/mom/launcher.py), started once per
+    mom.
 
     Reads job directories on stdin, one per line, and answers each with its :func:`detach`
     report on one stdout line.  A job start is then a fork of this already-imported process
@@ -429,9 +492,14 @@ def serve() -> int:
     global _SUBREAPER
     for signum in (signal.SIGHUP, signal.SIGINT):
         signal.signal(signum, signal.SIG_IGN)
+    _preload()
+    # Before the SIGCHLD reaper and the subreaper: the warm-up waits for its own children.
+    if jobs_dir:
+        _warm_up(jobs_dir)
+    gc.collect()
+    gc.freeze()  # what the shepherds inherit is never scanned (nor copied) by the collector
     signal.signal(signal.SIGCHLD, _reap)
     _SUBREAPER = _load_subreaper()
-    _preload()
     pending = b""
     while True:
         chunk = os.read(0, 65536)
@@ -451,7 +519,7 @@ def serve() -> int:
 
 def main(argv: List[str]) -> int:
     if argv[:1] == ["--serve"]:
-        return serve()
+        return serve(argv[1] if len(argv) > 1 else "")
     report = detach(argv[0])
     sys.stdout.write(report + "\n")
     return 0 if report.startswith("ok ") else 1
