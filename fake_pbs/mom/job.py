@@ -155,6 +155,14 @@ class MomJob:
         self._runner: Optional[int] = None
         self.finished = threading.Event()
         self._exit_watched = False
+        # Records read from the job directory once (docs/performance.md): launch.json and
+        # shepherd.json never change once written, kill.json is written only by this object
+        # (request_kill, which forgets the cached absence).  A restarted mom reads them anew.
+        self._launch: Optional[Dict[str, Any]] = None
+        self._shepherd: Optional[Dict[str, Any]] = None
+        self._kill: Optional[Dict[str, Any]] = None
+        self._kill_read = False
+        self._kill_cache_lock = threading.Lock()  # a read racing request_kill's write
         hosts: List[str] = []
         for chunk in job.get("hosts") or []:
             name = str(chunk["host"])
@@ -207,6 +215,26 @@ class MomJob:
     @property
     def started(self) -> bool:
         return self.files.shepherd.exists()
+
+    def _launch_record(self) -> Optional[Dict[str, Any]]:
+        """launch.json (None until the mom wrote it)."""
+        if self._launch is None:
+            self._launch = read_json(self.files.launch)
+        return self._launch
+
+    def _shepherd_record(self) -> Optional[Dict[str, Any]]:
+        """shepherd.json (None until the shepherd wrote it)."""
+        if self._shepherd is None:
+            self._shepherd = read_json(self.files.shepherd)
+        return self._shepherd
+
+    def _kill_record(self) -> Optional[Dict[str, Any]]:
+        """kill.json: why the mom killed the job, or None."""
+        with self._kill_cache_lock:
+            if not self._kill_read:
+                self._kill = read_json(self.files.kill)
+                self._kill_read = True
+            return self._kill
 
     def _site(self) -> hookpoints.HookSite:
         return self.ctx.site(True)
@@ -358,7 +386,7 @@ class MomJob:
         # Forked by the mom's launcher (no Python start per job), detached as before.
         report = launcher.shared(str(ctx.layout.jobs)).start_shepherd(
             str(self.files.dir), SHEPHERD_START_TIMEOUT)
-        record = read_json(self.files.shepherd)
+        record = self._shepherd_record()
         if report == launcher.UNCERTAIN and record is not None:
             report = "ok %d" % int(record["pid"])  # it did start before the launcher failed
         if not report.startswith("ok ") or record is None:
@@ -373,7 +401,7 @@ class MomJob:
         self.ctx.log.job(self.jobid, "Started, pid = %d" % pid)
         # sandbox=PRIVATE: the job's jobdir is the sandbox the mom made, sent back with the
         # start (start_exec.c marks jobdir modified for the first update; extra i07c)
-        sandbox = (read_json(self.files.launch) or {}).get("sandbox")
+        sandbox = (self._launch_record() or {}).get("sandbox")
         extra = {"jobdir": str(sandbox)} if sandbox else {}
         self.events.append("start", session_id=pid, pid=pid, **extra)
         self._started_at = self.ctx.clock()
@@ -447,7 +475,7 @@ class MomJob:
                 self._seen_at_kill_delay()
                 self._complete(record)
                 return
-            shepherd = read_json(self.files.shepherd) or {}
+            shepherd = self._shepherd_record() or {}
             if record is not None:  # pace pbs: the shell died of the kill; wait for the poll
                 if not self._reaped_logged:  # the shell is reaped now; the task stays open
                     self._reaped_logged = True
@@ -486,11 +514,11 @@ class MomJob:
         poll; mom_mach.c cput_sum's grace; fake_pbs/pace.py)."""
         if not self.ctx.pace.mom_poll:
             return False
-        kill = read_json(self.files.kill)
+        kill = self._kill_record()
         if kill is None or kill.get("reason") not in _ORPHANING_KILLS:
             return False
         now = self.ctx.clock()
-        shepherd = read_json(self.files.shepherd) or {}
+        shepherd = self._shepherd_record() or {}
         started = float(shepherd.get("start_time", kill["at"]))
         with self.ctx.polls_lock:
             due = self.ctx.polls.orphan_seen(float(kill["at"]), started)
@@ -501,7 +529,7 @@ class MomJob:
         """pace pbs: how an orphaned task ends.  Still open at kill_delay, it gets the SIGKILL:
         ``kill_job``, ``task 00000001 force exited`` (i06d, 11 s after the walltime kill); seen
         empty at a resource poll before that: ``no active process for task`` (master g12)."""
-        kill = read_json(self.files.kill)
+        kill = self._kill_record()
         if (not self._reaped_logged or kill is None or self._kill_sent
                 or kill.get("reason") not in _ORPHANING_KILLS):
             return
@@ -520,7 +548,7 @@ class MomJob:
         """A shepherd still ending writes its exit record into the job directory: it must be
         gone before the directory is, or a job given this id next (after a reset) finds the
         killed run's record in its new directory and ends with its status (265)."""
-        shepherd = read_json(self.files.shepherd) or {}
+        shepherd = self._shepherd_record() or {}
         pid, ticks = int(shepherd.get("shepherd_pid", 0)), shepherd.get("shepherd_ticks")
         deadline = time.monotonic() + SHEPHERD_GONE_WAIT
         while same_process_alive(pid, ticks) and time.monotonic() < deadline:
@@ -533,7 +561,7 @@ class MomJob:
                 or same_process_alive(int(shepherd.get("pid", 0)), shepherd.get("ticks")))
 
     def _session(self) -> int:
-        return int((read_json(self.files.shepherd) or {}).get("pid", 0))
+        return int((self._shepherd_record() or {}).get("pid", 0))
 
     def _poll_update(self) -> None:
         """pace pbs: each resource poll while the job runs sends the server its usage
@@ -560,7 +588,7 @@ class MomJob:
         """The walltime limit: checked every second (pace fast), or at the mom's resource
         polls as PBS does (pace pbs: i06d's ``walltime 10 exceeded limit 3`` at the first
         poll, 10 s after the start)."""
-        if limit is None or self.files.kill.exists():
+        if limit is None or self._kill_record() is not None:
             return
         now = self.ctx.clock()
         start = float(shepherd.get("start_time", now))
@@ -579,7 +607,7 @@ class MomJob:
         if used <= limit:
             return
         self.ctx.log.job(self.jobid, "walltime %d exceeded limit %d" % (used, limit))
-        launch = read_json(self.files.launch) or {}
+        launch = self._launch_record() or {}
         stderr = str(launch.get("stderr", self.files.stderr_spool))
         append_as_owner(stderr, str(self.files.dir), launch,
                         b"=>> PBS: job killed: walltime %d exceeded limit %d\n" % (used, limit))
@@ -590,15 +618,17 @@ class MomJob:
         with self._kill_lock:
             if not self.files.kill.exists():
                 write_json(self.files.kill, {"reason": reason, "at": self.ctx.clock()})
+                with self._kill_cache_lock:
+                    self._kill_read = False  # read it back at the next use
                 if reason == TERMJOB:
                     with self.ctx.polls_lock:
                         self.ctx.polls.reset(self.ctx.clock())  # "poll ASAP" (requests.c)
             self._term_sent = False
-        self._escalate(read_json(self.files.shepherd) or {})
+        self._escalate(self._shepherd_record() or {})
         self.wake.set()
 
     def _escalate(self, shepherd: Dict[str, Any]) -> None:
-        kill = read_json(self.files.kill)
+        kill = self._kill_record()
         sid = int(shepherd.get("pid", 0))
         if kill is None or sid <= 0:
             return
@@ -662,7 +692,7 @@ class MomJob:
 
     def _complete(self, record: Dict[str, Any]) -> None:
         status = int(record["status"])
-        kill = read_json(self.files.kill)
+        kill = self._kill_record()
         if kill is not None and kill.get("reason") == "walltime":
             status = JOB_EXEC_KILL_WALLTIME
         if not self.events.has("finish"):
@@ -679,7 +709,7 @@ class MomJob:
         # when nothing of the session is left, which spares a scan of /proc (~4 ms).
         if sid > 0 and not record.get("session_empty"):
             signal_session(sid, signal.SIGKILL)
-        shepherd = read_json(self.files.shepherd) or {}
+        shepherd = self._shepherd_record() or {}
         start = float(shepherd.get("start_time", record.get("end_time", 0)))
         used = resources_used(self.job.get("attrs", {}), float(record.get("cput", 0)),
                               int(record.get("maxrss_kb", 0)),
@@ -719,7 +749,7 @@ class MomJob:
         self._crash_point("staged")
 
     def _stage_out(self) -> int:
-        launch = read_json(self.files.launch)
+        launch = self._launch_record()
         if launch is None:
             return 1
         home_dir = str(self.job.get("home") or "/")
@@ -768,7 +798,7 @@ class MomJob:
             staged = read_json(self.files.dir / "stageout.json") or {}
             status = int(staged.get("stageout_status", 1))
             self.ctx.log.job(self.jobid, "no active tasks")
-            if status == 0 and not (read_json(self.files.launch) or {}).get("sandbox"):
+            if status == 0 and not (self._launch_record() or {}).get("sandbox"):
                 # post_cpyfile (requests.c): a failed stage-out rejects the copy request and
                 # sends the obit again; the server's answer is a second delete job request,
                 # which finds the job gone (i05g).  sandbox=PRIVATE only flags the failure.
@@ -780,7 +810,7 @@ class MomJob:
 
     def _remove_work_files(self) -> None:
         shutil.rmtree(str(self.files.tmpdir), ignore_errors=True)
-        sandbox = (read_json(self.files.launch) or {}).get("sandbox")
+        sandbox = (self._launch_record() or {}).get("sandbox")
         if sandbox:
             shutil.rmtree(str(sandbox), ignore_errors=True)
 
@@ -810,7 +840,7 @@ class MomJob:
                 if self.started:
                     break
                 self.wake.wait(0.1)
-        shepherd = read_json(self.files.shepherd)
+        shepherd = self._shepherd_record()
         if shepherd is None:
             self._bail(StartFailure(JOB_EXEC_RETRY, "mom restarted before the job shell started"))
             return
