@@ -33,18 +33,22 @@ def parse_variable_list(value: str) -> List[Tuple[str, str]]:
     whose leading and trailing white space is stripped.  qsub escaped the values on the way in,
     so the job sees them as the user had them (``{"a": 1}`` arrives as ``{"a": 1}``).
     """
+    if "\\" not in value:  # nothing escaped (the usual case): every comma ends an entry
+        return [pair for pair in map(_split_pair, value.split(",")) if pair[0]]
+    # By runs of plain characters rather than one character at a time: a psij job's -V list
+    # is a few KB, which cost the mom ~0.1 ms a job character by character.
     pairs: List[Tuple[str, str]] = []
     item: List[str] = []
-    chars = iter(value)
-    for char in chars:
-        if char == "\\":
-            nxt = next(chars, "")
-            item.append(nxt if not nxt or nxt in _ESCAPED else char + nxt)
-        elif char == ",":
+    for match in _TOKEN.finditer(value):
+        token = match.group()
+        if token == ",":
             pairs.append(_split_pair("".join(item)))
             item = []
+        elif token[0] == "\\":
+            nxt = match.group(1)
+            item.append(nxt if not nxt or nxt in _ESCAPED else token)
         else:
-            item.append(char)
+            item.append(token)
     if item:
         pairs.append(_split_pair("".join(item)))
     return [pair for pair in pairs if pair[0]]
@@ -52,6 +56,8 @@ def parse_variable_list(value: str) -> List[Tuple[str, str]]:
 
 # The characters qsub and the server escape in Variable_List (copy_env_value, encode_arst_bs).
 _ESCAPED = frozenset("\"',\\")
+# A run of plain characters, a comma, or a backslash with the character it escapes (if any).
+_TOKEN = re.compile(r"[^\\,]+|,|\\(.?)", re.S)
 _SPACE = " \t\n\v\f\r"  # C's isspace()
 
 

@@ -1,6 +1,10 @@
 """Pure pieces of the mom: no daemon started."""
 import os
 import signal
+from typing import List, Tuple
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fake_pbs.mom.environment import array_ids, nodefile_lines, parse_variable_list
 from fake_pbs.mom.eventlog import EventLog
@@ -17,6 +21,38 @@ def test_variable_list_escaped_comma() -> None:
     """Extra i04f: ``-v LIST="a,b"`` is stored as ``LIST=a\\,b`` and the job sees ``a,b``."""
     pairs = parse_variable_list("PBS_O_HOME=/home/u,LIST=a\\,b,FOO=bar,EMPTY=")
     assert pairs == [("PBS_O_HOME", "/home/u"), ("LIST", "a,b"), ("FOO", "bar"), ("EMPTY", "")]
+
+
+def _decode_arst_bs(value: str) -> List[Tuple[str, str]]:
+    """PBS's decode_arst_bs one character at a time (what parse_variable_list replaced)."""
+    pairs: List[Tuple[str, str]] = []
+    item: List[str] = []
+    chars = iter(value)
+    for char in chars:
+        if char == "\\":
+            nxt = next(chars, "")
+            item.append(nxt if not nxt or nxt in "\"',\\" else char + nxt)
+        elif char == ",":
+            pairs.append(_pair("".join(item)))
+            item = []
+        else:
+            item.append(char)
+    if item:
+        pairs.append(_pair("".join(item)))
+    return [pair for pair in pairs if pair[0]]
+
+
+def _pair(text: str) -> Tuple[str, str]:
+    name, _, val = text.strip(" \t\n\v\f\r").partition("=")
+    return name, val
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab=,\\ \"'\n\tx\u00e9", max_size=30))
+def test_variable_list_matches_character_by_character_decoding(value: str) -> None:
+    """Extra i04: the split by runs (and by commas when nothing is escaped) decodes every
+    list exactly as decode_arst_bs's character loop does."""
+    assert parse_variable_list(value) == _decode_arst_bs(value)
 
 
 def test_nodefile_one_line_per_mpiproc() -> None:
