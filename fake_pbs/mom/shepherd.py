@@ -465,9 +465,12 @@ def _warm_up(jobs_dir: str, rounds: int = WARM_ROUNDS) -> None:
         os.umask(mask)
         for signum, handler in handlers:
             signal.signal(signum, handler)
-        for name in os.listdir(scratch):
-            os.unlink(os.path.join(scratch, name))
-        os.rmdir(scratch)
+        try:
+            for name in os.listdir(scratch):
+                os.unlink(os.path.join(scratch, name))
+            os.rmdir(scratch)
+        except OSError:
+            pass  # swept meanwhile (a mom restart removes .gone-* entries), or left to it
 
 
 def _reap(signum: int, frame: Any) -> None:
@@ -495,7 +498,10 @@ def serve(jobs_dir: str = "") -> int:
     _preload()
     # Before the SIGCHLD reaper and the subreaper: the warm-up waits for its own children.
     if jobs_dir:
-        _warm_up(jobs_dir)
+        try:
+            _warm_up(jobs_dir)
+        except Exception:  # a warm-up only saves time: never let it stop the launcher
+            pass
     gc.collect()
     gc.freeze()  # what the shepherds inherit is never scanned (nor copied) by the collector
     signal.signal(signal.SIGCHLD, _reap)
