@@ -2,12 +2,14 @@
 
 Starting a Python interpreter costs every command ~7 ms of CPU, more than its own work
 (docs/performance.md, "The command start-up path").  As the mom's shepherd launcher does for
-jobs, the runner imports every command module once and forks a child per request.  A client
+jobs, the runner imports every command module once and forks workers from itself
+(``fake_pbs/runchild.py``): a worker takes one caller's uid and gid and runs that identity's
+commands, one at a time, for as long as it stays clean.  A client
 (``fake_pbs/native/runclient.c``, started by ``fake_pbs/bin/fake-pbs``) connects to
 ``<run dir>/runner.sock`` and sends, in one message, its stdin, stdout, stderr and working
-directory as descriptors (SCM_RIGHTS), then its umask, argv and environment.  The child takes
+directory as descriptors (SCM_RIGHTS), then its umask, argv and environment.  The worker takes
 them over and runs the command's ``main()`` as the Python wrapper would; the runner answers with
-the child's pid, then its wait status, which the client exits with (or dies of).
+the worker's pid, then the command's wait status, which the client exits with (or dies of).
 
 Wire, client to runner: ``FPR1`` + u32 length (4 descriptors attached), then ``length`` bytes:
 u32 umask, u32 argc, then argc argv strings and the environment's ``NAME=value`` strings, each
@@ -16,40 +18,43 @@ wait status; or a single ``X`` (refused: not this cluster's user) or ``B`` (busy
 nothing ran and the client runs the command itself.  Integers are in the machine's order.
 
 Trust (docs/security.md): the caller is who SO_PEERCRED says.  A runner started by an ordinary
-user serves that user only.  A runner started by root serves everyone: the child drops to the
+user serves that user only.  A runner started by root serves everyone: a worker drops to the
 caller's uid, gid and groups before it reads anything of the request, so a command runs with
-exactly the rights it would have had started by the caller.  The request is hostile input:
-every field is bounded and checked, and whatever it holds can only make its own child exit.
+exactly the rights it would have had started by the caller, and a worker is only ever handed
+connections of callers with its own uid and gid.  The request is hostile input: every field is
+bounded and checked, and whatever it holds can only end its own worker.
+
+A worker is handed a new caller only once the previous caller has hung up: the client forwards
+signals to the pid it was given until it has read the status, and such a late signal must not
+reach another command.
 """
-import _signal  # type: ignore[import-not-found]  # see _child
 import gc
-import io
 import os
-import pwd
 import select
 import signal
 import socket
 import struct
 import sys
 import time
-import traceback
-from typing import Dict, List, NoReturn, Optional, Set, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
-from fake_pbs import paths, runwarm
+from fake_pbs import paths, runchild, runwarm
 
-COMMANDS = ("pbsnodes", "qalter", "qdel", "qhold", "qmgr", "qmove", "qrerun", "qrls", "qrun",
-            "qselect", "qsig", "qstat", "qsub", "tracejob")
-MAGIC = b"FPR1"
+COMMANDS = runchild.COMMANDS
 SOCKET_NAME = "runner.sock"
-N_FDS = 4                      # stdin, stdout, stderr, working directory
-MAX_REQUEST = 8 << 20          # argv + environment (runclient.c checks it too)
-MAX_CHILDREN = 128             # beyond: ``B``, the client runs the command itself
+MAX_REQUEST = runchild.MAX_REQUEST
+MAX_CHILDREN = 128             # commands at once; beyond: ``B``, the client runs it itself
 MAX_PER_UID = 48
-REQUEST_SECONDS = 10.0         # a client that sends no whole request in this time is dropped
+MAX_IDLE = 8                   # idle workers kept, all identities together
+MAX_IDLE_PER_KEY = 2           # ... and of one uid and gid
+IDLE_SECONDS = 60.0            # an idle worker retires after this long without a command
+DRAIN_SECONDS = 5.0            # a caller that keeps its connection this long after the status
 STOP_SECONDS = 10.0            # running commands a stopping runner waits for
 _CRED = struct.Struct("3i")    # struct ucred: pid, uid, gid
-_HEADER = struct.Struct("=4sI")
-_FIELDS = struct.Struct("=II")
+
+Key = Tuple[int, int]          # the uid and gid a worker runs as
+
+BUSY, DRAINING, IDLE, RETIRED = "busy", "draining", "idle", "retired"
 
 
 def socket_path(home: str) -> str:
@@ -65,14 +70,29 @@ def preload() -> None:
     import json  # noqa: F401
 
 
+class Worker:
+    """The runner's record of one worker process."""
+
+    def __init__(self, pid: int, key: Key, ctrl: socket.socket, conn: socket.socket) -> None:
+        self.pid = pid
+        self.key = key
+        self.ctrl: Optional[socket.socket] = ctrl  # None once retired
+        self.conn: Optional[socket.socket] = conn  # the caller served or draining
+        self.state = BUSY
+        self.since = time.monotonic()
+
+
 class Runner:
-    """The listening runner of one cluster (single-threaded: accept, fork, reap)."""
+    """The listening runner of one cluster (single-threaded: accept, dispatch, reap)."""
 
     def __init__(self, home: str) -> None:
         self.home = home
         self.shared = os.getuid() == 0
-        self.children: Dict[int, Tuple[socket.socket, int]] = {}  # pid -> (connection, uid)
+        self.workers: Dict[int, Worker] = {}        # pid -> worker, until reaped
+        self.by_fd: Dict[int, Worker] = {}          # its control socket and caller's descriptors
+        self.idle: Dict[Key, List[Worker]] = {}
         self.stopping = False
+        self._own: Set[int] = set()
 
     def allowed(self, uid: int) -> bool:
         return self.shared or uid == os.getuid()
@@ -107,10 +127,10 @@ class Runner:
         self._own = {listener.fileno(), wake_r, wake_w}
         self._listener = listener
         self._poller = poller
-        sys.stdout.flush()  # the children reuse these stream objects (_fresh_stdio)
+        sys.stdout.flush()
         sys.stderr.flush()
         gc.collect()
-        gc.freeze()  # what the children inherit is never scanned (nor copied by the collector)
+        gc.freeze()  # what the workers inherit is never scanned (nor copied by the collector)
         deadline = 0.0
         while True:
             if self.stopping:
@@ -120,20 +140,31 @@ class Runner:
                     listener.close()
                     self._own.discard(listener.fileno())
                     self._unlink(path)
-                if not self.children or time.monotonic() > deadline:
+                    for worker in list(self.workers.values()):
+                        if worker.state != BUSY:
+                            self._retire(worker)
+                if not self._serving() or time.monotonic() > deadline:
                     break
-            for fd, events in poller.poll(200 if self.stopping else 2000):
+            events = poller.poll(200 if self.stopping else 2000)
+            # The workers' reports and the callers' hang-ups first: a worker freed by them
+            # can take a connection accepted in this same round.
+            events.sort(key=lambda event: event[0] == listener.fileno())
+            for fd, mask in events:
                 if fd == wake_r:
                     self._drain(wake_r)
                 elif not self.stopping and fd == listener.fileno():
                     self._accept()
                 else:
-                    self._hangup(fd)
+                    self._event(fd, mask)
             self._reap()
-        for pid in list(self.children):
+            self._expire()
+        for pid in list(self.workers):
             self._kill(pid)
         self._reap(block=True)
         return 0
+
+    def _serving(self) -> bool:
+        return any(worker.state == BUSY for worker in self.workers.values())
 
     def _stop(self, signum: int, frame: object) -> None:
         self.stopping = True
@@ -174,63 +205,184 @@ class Runner:
             _say(conn, b"X")
             conn.close()
             return
-        mine = sum(1 for _, owner in self.children.values() if owner == uid)
-        if len(self.children) >= MAX_CHILDREN or mine >= MAX_PER_UID:
+        busy = [w for w in self.workers.values() if w.state == BUSY]
+        if len(busy) >= MAX_CHILDREN or sum(w.key[0] == uid for w in busy) >= MAX_PER_UID:
             _say(conn, b"B")
             conn.close()
             return
-        keep = self._own | {c.fileno() for c, _ in self.children.values()}
+        key = (uid, gid)
+        waiting = self.idle.get(key, [])
+        while waiting:
+            worker = waiting.pop()
+            if self._hand_over(worker, conn):
+                return
+        self._fork(key, conn)
+
+    def _hand_over(self, worker: Worker, conn: socket.socket) -> bool:
+        """Give ``conn`` to an idle ``worker``; False (and the worker retired) if it is gone."""
+        assert worker.ctrl is not None
         try:
-            pid = os.fork()
+            worker.ctrl.sendmsg([b"C"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                          struct.pack("i", conn.fileno()))],
+                                socket.MSG_DONTWAIT | socket.MSG_NOSIGNAL)
+        except OSError:
+            self._retire(worker)
+            return False
+        self._busy(worker, conn)
+        return True
+
+    def _fork(self, key: Key, conn: socket.socket) -> None:
+        try:
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         except OSError:
             _say(conn, b"B")
             conn.close()
             return
-        if pid == 0:  # pragma: no cover - the child (tests run it through clients)
-            _child(conn, uid, gid, keep, self.shared)
-        self.children[pid] = (conn, uid)
-        _say(conn, b"P" + struct.pack("=I", pid))
-        self._poller.register(conn.fileno(), 0)  # only hang-ups: the child reads the request
+        inherited = self._own | set(self.by_fd) | {ours.fileno()}
+        try:
+            pid = os.fork()
+        except OSError:
+            ours.close()
+            theirs.close()
+            _say(conn, b"B")
+            conn.close()
+            return
+        if pid == 0:  # pragma: no cover - the worker (tests run it through clients)
+            runchild.serve(conn, theirs, key[0], key[1], inherited, self.shared)
+        theirs.close()
+        worker = Worker(pid, key, ours, conn)
+        self.workers[pid] = worker
+        self.by_fd[ours.fileno()] = worker
+        self._poller.register(ours.fileno(), select.POLLIN)
+        self._busy(worker, conn)
 
-    def _hangup(self, fd: int) -> None:
-        """The client is gone before its command ended: end the command as it would have."""
-        for pid, (conn, _) in self.children.items():
-            if conn.fileno() == fd:
-                self._poller.unregister(fd)
-                self._kill(pid)
-                return
+    def _busy(self, worker: Worker, conn: socket.socket) -> None:
+        worker.conn = conn
+        worker.state = BUSY
+        worker.since = time.monotonic()
+        self.by_fd[conn.fileno()] = worker
+        _say(conn, b"P" + struct.pack("=I", worker.pid))
+        self._poller.register(conn.fileno(), 0)  # only hang-ups: the worker reads the request
+
+    def _event(self, fd: int, mask: int) -> None:
+        worker = self.by_fd.get(fd)
+        if worker is None:
+            self._forget_fd(fd)
+        elif worker.ctrl is not None and fd == worker.ctrl.fileno():
+            self._report(worker)
+        elif worker.state == BUSY:
+            # The client is gone before its command ended: end the command as it would have.
+            self._drop_conn(worker)
+            self._kill(worker.pid)
+        else:  # the caller has hung up after its status: the worker may take the next
+            self._drop_conn(worker)
+            if worker.state == DRAINING:
+                self._rest(worker)
+
+    def _report(self, worker: Worker) -> None:
+        assert worker.ctrl is not None
+        try:
+            data = worker.ctrl.recv(runchild.REPORT.size, socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data and worker.state == BUSY:
+            # Died during its command (of a signal, say): the reap passes its status on.
+            self._forget_fd(worker.ctrl.fileno())
+            worker.ctrl.close()
+            worker.ctrl = None
+            return
+        if len(data) != runchild.REPORT.size or worker.state != BUSY:
+            self._retire(worker)  # gone while idle, or confused
+            return
+        kind, status = runchild.REPORT.unpack(data)
+        if worker.conn is not None:
+            _say(worker.conn, b"S" + struct.pack("=i", status))
+        if kind != b"D":
+            self._drop_conn(worker)
+            self._retire(worker)
+            return
+        worker.state = DRAINING
+        worker.since = time.monotonic()
+        if worker.conn is None:
+            self._rest(worker)
+            return
+        try:
+            worker.conn.shutdown(socket.SHUT_WR)  # the caller's end of file after the status
+        except OSError:
+            self._drop_conn(worker)
+            self._rest(worker)
+
+    def _rest(self, worker: Worker) -> None:
+        """``worker`` is done with its caller: keep it for the next, or let it go."""
+        waiting = self.idle.setdefault(worker.key, [])
+        if (self.stopping or len(waiting) >= MAX_IDLE_PER_KEY
+                or sum(len(w) for w in self.idle.values()) >= MAX_IDLE):
+            self._retire(worker)
+            return
+        worker.state = IDLE
+        worker.since = time.monotonic()
+        waiting.append(worker)
+
+    def _retire(self, worker: Worker) -> None:
+        """Close the worker's control socket: it exits at its end of file (reaped later)."""
+        self._drop_conn(worker)
+        if worker.ctrl is not None:
+            self._forget_fd(worker.ctrl.fileno())
+            worker.ctrl.close()
+            worker.ctrl = None
+        waiting = self.idle.get(worker.key, [])
+        if worker in waiting:
+            waiting.remove(worker)
+        worker.state = RETIRED
+
+    def _drop_conn(self, worker: Worker) -> None:
+        if worker.conn is not None:
+            self._forget_fd(worker.conn.fileno())
+            worker.conn.close()
+            worker.conn = None
+
+    def _forget_fd(self, fd: int) -> None:
+        self.by_fd.pop(fd, None)
         try:
             self._poller.unregister(fd)
         except KeyError:
             pass
 
+    def _expire(self) -> None:
+        now = time.monotonic()
+        for worker in list(self.workers.values()):
+            if worker.state == IDLE and now - worker.since > IDLE_SECONDS:
+                self._retire(worker)
+            elif worker.state == DRAINING and now - worker.since > DRAIN_SECONDS:
+                self._retire(worker)  # a caller that holds on may still signal the pid
+
     def _kill(self, pid: int) -> None:
         try:
-            os.kill(pid, signal.SIGKILL)  # not yet reaped: the pid is still this child's
+            os.kill(pid, signal.SIGKILL)  # not yet reaped: the pid is still this worker's
         except OSError:
             pass
 
     def _reap(self, block: bool = False) -> None:
-        while self.children:
+        while self.workers:
             try:
                 pid, status = os.waitpid(-1, 0 if block else os.WNOHANG)
             except ChildProcessError:
-                self.children.clear()
+                self.workers.clear()
                 return
             except InterruptedError:
                 continue
             if pid == 0:
                 return
-            entry = self.children.pop(pid, None)
-            if entry is None:
+            worker = self.workers.pop(pid, None)
+            if worker is None:
                 continue
-            conn = entry[0]
-            try:
-                self._poller.unregister(conn.fileno())
-            except KeyError:
-                pass
-            _say(conn, b"S" + struct.pack("=i", status))
-            conn.close()
+            if worker.state == BUSY and worker.ctrl is not None:
+                self._report(worker)  # a report sent just before it exited comes first
+            if worker.state == BUSY and worker.conn is not None:
+                _say(worker.conn, b"S" + struct.pack("=i", status))
+            self._retire(worker)
 
 
 def _say(conn: socket.socket, data: bytes) -> None:
@@ -239,185 +391,6 @@ def _say(conn: socket.socket, data: bytes) -> None:
         conn.send(data, socket.MSG_DONTWAIT | socket.MSG_NOSIGNAL)
     except OSError:
         pass
-
-
-# -- the child: one command ----------------------------------------------------------------------
-class BadRequest(Exception):
-    """The request is not one this runner runs (the child exits 126, nothing else happens)."""
-
-
-def _child(conn: socket.socket, uid: int, gid: int, inherited: Set[int],
-           shared: bool) -> NoReturn:
-    code = 126
-    try:
-        for fd in inherited:  # the listener and other callers' connections are not theirs
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        # Python's start-up dispositions; _signal: signal.signal's enum conversions alone
-        # cost a child ~100 page faults.
-        _signal.set_wakeup_fd(-1)
-        for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGHUP):
-            _signal.signal(signum, _signal.SIG_DFL)
-        _signal.signal(signal.SIGINT, _signal.default_int_handler)
-        _signal.signal(signal.SIGPIPE, _signal.SIG_IGN)
-        become(uid, gid, shared)
-        conn.settimeout(REQUEST_SECONDS)
-        fds, mask, argv, env = read_request(conn)
-        conn.settimeout(None)
-        _take_over(fds, mask, env)
-        code = run_command(argv)
-    except BadRequest:
-        code = 126
-    except BaseException:  # the runner's own failure: never a traceback on the caller's stderr
-        code = 126
-    os._exit(code)
-
-
-def become(uid: int, gid: int, shared: bool) -> None:
-    """Take the caller's identity (root's runner) or check it is the runner's own."""
-    if not shared:
-        if uid != os.getuid():
-            raise BadRequest("uid %d is not this runner's" % uid)
-        return
-    if uid == 0:
-        return
-    try:
-        os.initgroups(pwd.getpwuid(uid).pw_name, gid)
-    except KeyError:  # no passwd entry: no supplementary groups at all
-        os.setgroups([gid])
-    os.setresgid(gid, gid, gid)
-    os.setresuid(uid, uid, uid)
-    if os.getresuid() != (uid, uid, uid) or os.getresgid() != (gid, gid, gid):
-        raise BadRequest("could not drop to uid %d" % uid)
-
-
-def _recv_exact(conn: socket.socket, size: int) -> bytes:
-    chunks: List[bytes] = []
-    while size > 0:
-        chunk = conn.recv(min(size, 1 << 20))
-        if not chunk:
-            raise BadRequest("request cut short")
-        chunks.append(chunk)
-        size -= len(chunk)
-    return b"".join(chunks)
-
-
-def read_request(conn: socket.socket) -> Tuple[List[int], int, List[bytes], List[bytes]]:
-    """(descriptors, umask, argv, environment) of one request; BadRequest when malformed."""
-    fds: List[int] = []
-    try:
-        data, ancillary, flags, _ = conn.recvmsg(_HEADER.size,
-                                                 socket.CMSG_SPACE(N_FDS * 4))
-        for level, kind, payload in ancillary:
-            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-                usable = len(payload) - len(payload) % 4
-                fds.extend(struct.unpack("%di" % (usable // 4), payload[:usable]))
-        if flags & socket.MSG_CTRUNC or len(fds) != N_FDS:
-            raise BadRequest("%d descriptors" % len(fds))
-        if len(data) < _HEADER.size:
-            data += _recv_exact(conn, _HEADER.size - len(data))
-        magic, length = _HEADER.unpack(data)
-        if magic != MAGIC or not _FIELDS.size < length <= MAX_REQUEST:
-            raise BadRequest("bad header")
-        body = _recv_exact(conn, length)
-        mask, argc = _FIELDS.unpack_from(body)
-        strings = body[_FIELDS.size:]
-        if not strings.endswith(b"\0"):
-            raise BadRequest("unterminated string")
-        items = strings[:-1].split(b"\0")
-        if not 1 <= argc <= len(items) or mask > 0o777:
-            raise BadRequest("bad counts")
-        env = items[argc:]
-        if any(b"=" not in item[1:] for item in env):
-            raise BadRequest("bad environment entry")
-        return fds, mask, items[:argc], env
-    except BaseException:
-        for fd in fds:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        raise
-
-
-def _take_over(fds: List[int], mask: int, env: List[bytes]) -> None:
-    """Become the caller's process: its descriptors, directory, umask and environment."""
-    os.fchdir(fds[3])
-    for target, fd in enumerate(fds[:3]):
-        os.dup2(fd, target)
-    for fd in set(fds):
-        if fd > 2:
-            os.close(fd)
-    os.umask(mask)
-    environ = os.environb
-    environ.clear()
-    for item in env:
-        key, _, value = item.partition(b"=")
-        if key and key not in environ:  # the first of duplicates wins, as getenv(3) finds it
-            environ[key] = value
-    _fresh_stdio()
-
-
-def _fresh_stdio() -> None:
-    """sys.stdin/stdout/stderr as a new interpreter would have them on descriptors 0-2.
-
-    The runner's own stream objects are reused (they already are on 0-2; new ones cost the
-    child ~150 page faults): the runner never writes to them, so their buffers are empty,
-    and only stdout's buffering depends on the descriptor: line by line on a terminal."""
-    stdout = sys.stdout
-    if isinstance(stdout, io.TextIOWrapper):
-        stdout.reconfigure(line_buffering=os.isatty(1))
-
-
-def run_command(argv: List[bytes]) -> int:
-    """Run the command ``argv`` names as ``fake_pbs/bin/fake-pbs`` would; its exit status."""
-    sys.argv = [os.fsdecode(arg) for arg in argv]
-    name = sys.argv[0].rsplit("/", 1)[-1]
-    if name not in COMMANDS:
-        raise BadRequest("not a command: %r" % name)
-    main = sys.modules["fake_pbs.cli." + name].main
-    gc.disable()
-    try:
-        main()
-        code = 0
-    except SystemExit as stop:
-        code = _exit_code(stop.code)
-    except KeyboardInterrupt:
-        _flush()
-        signal.signal(signal.SIGINT, signal.SIG_DFL)  # die of it, as Python does
-        os.kill(os.getpid(), signal.SIGINT)
-        code = 130
-    except BaseException:
-        traceback.print_exc()
-        code = 1
-    if not _flush() and code == 0:
-        code = 120  # Python's status when flushing stdout at exit fails
-    return code
-
-
-def _exit_code(value: object) -> int:
-    if value is None:
-        return 0
-    if isinstance(value, int):
-        return value & 0xFF
-    try:
-        sys.stderr.write("%s\n" % (value,))
-    except Exception:
-        pass
-    return 1
-
-
-def _flush() -> bool:
-    ok = True
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            if stream is not None:
-                stream.flush()
-        except Exception:
-            ok = stream is sys.stderr and ok
-    return ok
 
 
 def main(argv: Optional[List[str]] = None) -> int:

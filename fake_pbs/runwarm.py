@@ -82,7 +82,7 @@ def warm_up() -> None:
     import io
 
     from fake_pbs import leanos, protocol
-    from fake_pbs.cli import common, jobctl
+    from fake_pbs.cli import common
 
     def no_exit(code: int) -> None:
         raise _Exited(code)
@@ -121,6 +121,16 @@ def warm_up() -> None:
             signal.signal(signum, handler)
         if collecting:  # run_main switches the collector off
             gc.enable()
-        common._channel = None
-        jobctl._server_name = None
-        leanos._snapshot = None
+        forget_caches()
+
+
+def forget_caches() -> None:
+    """Forget what a command keeps for the rest of its process: its server connection (closed),
+    the server's name, the environment snapshot.  The warm-up and a runner worker between two
+    commands (fake_pbs/runchild.py) start the next command from nothing."""
+    from fake_pbs import leanos
+    from fake_pbs.cli import common, jobctl
+
+    common.drop_channel()
+    jobctl._server_name = None
+    leanos._snapshot = None

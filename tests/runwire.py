@@ -38,10 +38,18 @@ def send(path: str, payload: bytes, fds: Sequence[int], magic: bytes = MAGIC,
     return conn
 
 
-def answers(conn: socket.socket, data: bytes = b"") -> Tuple[str, int, Optional[int]]:
+# Connections of ``keep`` cases: held open until the hand-made client exits.
+KEPT: List[socket.socket] = []
+
+
+def answers(conn: socket.socket, data: bytes = b"", keep: bool = False
+            ) -> Tuple[str, int, Optional[int]]:
     """The runner's answer: (``P``/``X``/``B``/``""`` for none, pid or 0, wait status or None);
-    ``data``: what was already read of it."""
+    ``data``: what was already read of it; ``keep``: hold the connection open afterwards, as
+    a client that has not yet read its status (or hangs) does."""
     while True:
+        if keep and len(data) >= 10:
+            break
         try:
             chunk = conn.recv(64)
         except (socket.timeout, ConnectionResetError):  # reset: the runner closed with
@@ -49,7 +57,10 @@ def answers(conn: socket.socket, data: bytes = b"") -> Tuple[str, int, Optional[
         if not chunk:
             break
         data += chunk
-    conn.close()
+    if keep:
+        KEPT.append(conn)
+    else:
+        conn.close()
     if not data:
         return "", 0, None
     if data[:1] != b"P":
@@ -76,7 +87,8 @@ def proc_ids(pid: int) -> Dict[str, List[int]]:
 def run_case(path: str, case: Dict[str, Any]) -> Dict[str, Any]:
     """One case: ``argv``, ``env``; optional ``magic``, ``length``, ``cut`` (bytes of the body
     kept), ``nfds`` (descriptors sent), ``raw`` (hex bytes sent instead of a body),
-    ``hold`` (keep stdin open and report the child's /proc ids before letting it go)."""
+    ``hold`` (keep stdin open and report the child's /proc ids before letting it go),
+    ``keep`` (hold the connection open after the status, until the client exits)."""
     read_end, write_end = os.pipe()
     out_r, out_w = os.pipe()
     cwd = os.open(".", os.O_RDONLY)
@@ -101,11 +113,11 @@ def run_case(path: str, case: Dict[str, Any]) -> Dict[str, Any]:
             time.sleep(0.05)
         os.write(write_end, case.get("stdin", "").encode())
         os.close(write_end)
-        kind, pid, status = answers(conn, first)
+        kind, pid, status = answers(conn, first, case.get("keep", False))
         result: Dict[str, Any] = {"kind": kind, "pid": pid, "status": status, "ids": ids}
     else:
         os.close(write_end)
-        kind, pid, status = answers(conn)
+        kind, pid, status = answers(conn, keep=case.get("keep", False))
         result = {"kind": kind, "pid": pid, "status": status}
     chunks = []
     while True:

@@ -313,8 +313,9 @@ def test_a_busy_or_foreign_caller_is_answered_without_a_fork(tmp_path: Path) -> 
     assert serving.allowed(os.getuid()) and not serving.allowed(os.getuid() + 1)
     busy = [socket.socketpair() for _ in range(runner.MAX_PER_UID)]
     try:
-        for number, (mine, _) in enumerate(busy):
-            serving.children[10_000_000 + number] = (mine, os.getuid())
+        for number, (mine, theirs) in enumerate(busy):
+            pid = 10_000_000 + number
+            serving.workers[pid] = runner.Worker(pid, (os.getuid(), os.getgid()), theirs, mine)
         ours, theirs = socket.socketpair()
         serving._start(ours)  # refused before any fork: nothing to reap
         theirs.settimeout(5)

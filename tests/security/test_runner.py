@@ -88,6 +88,26 @@ def test_the_real_client_runs_commands_as_the_caller(rig: Rig) -> None:
     assert rig.jobs()[roots]["job_state"] == "H"
 
 
+def test_a_worker_runs_one_callers_commands_only(rig: Rig) -> None:
+    """The runner keeps a worker per caller identity and hands it further requests: pbsuser's
+    commands, before and after pbsuser2's, run in pbsuser's worker (uid, gid and groups
+    pbsuser's), pbsuser2's never in it."""
+    need_users()
+    sock = runner.socket_path(str(rig.home))
+    good = {"argv": ["qstat", "--version"], "env": rig.env, "hold": True}
+    first = _wire(rig.env, sock, [good, good], "pbsuser", "/tmp")
+    other = _wire(rig.env, sock, [good], "pbsuser2", "/tmp")[0]
+    last = _wire(rig.env, sock, [good], "pbsuser", "/tmp")[0]
+    for result, name in ((first[0], "pbsuser"), (first[1], "pbsuser"),
+                         (other, "pbsuser2"), (last, "pbsuser")):
+        assert (result["kind"], result["status"]) == ("P", 0), result
+        entry = pwd.getpwnam(name)
+        assert result["ids"]["Uid"] == [entry.pw_uid] * 4, (name, result)
+        assert result["ids"]["Gid"] == [entry.pw_gid] * 4, (name, result)
+    assert first[0]["pid"] == first[1]["pid"] == last["pid"]
+    assert other["pid"] != first[0]["pid"]
+
+
 def test_malformed_requests_end_only_their_own_child(rig: Rig) -> None:
     """Each malformed request ends its own child with 126 (or is dropped: a runner closing
     with request bytes unread resets the connection) and the runner serves the next request
