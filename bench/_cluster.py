@@ -32,7 +32,7 @@ def precompile() -> None:
                    check=True, stdout=subprocess.DEVNULL, timeout=300)
 
 
-def _tree_cpu(pid: int) -> float:
+def tree_cpu(pid: int) -> float:
     """CPU seconds of ``pid`` and of its reaped children, plus its live children's likewise."""
     tick = float(os.sysconf("SC_CLK_TCK"))
     try:
@@ -45,7 +45,7 @@ def _tree_cpu(pid: int) -> float:
     except OSError:
         return 0.0
     own = sum(int(f) for f in fields[11:15]) / tick  # utime stime cutime cstime
-    return own + sum(_tree_cpu(child) for child in children)
+    return own + sum(tree_cpu(child) for child in children)
 
 
 def _stat_and_children(pid: int) -> Tuple[List[int], List[int]]:
@@ -76,7 +76,7 @@ def _mom_cpu(pid: int) -> Tuple[float, float]:
             continue
         own += sum(child_times[:2])
         launched += sum(child_times[2:])
-        launched += sum(_tree_cpu(g) for g in grandchildren) * tick
+        launched += sum(tree_cpu(g) for g in grandchildren) * tick
     return own / tick, launched / tick
 
 
@@ -158,16 +158,16 @@ class BenchCluster:
         return int(data["reaped"]), float(data["cpu"])
 
     def daemons_cpu(self) -> Dict[str, float]:
-        """CPU seconds so far (user + system) of the server and of the command runner (the
-        commands it forked), each with whatever it reaped, of the moms (each with its shepherd
-        launcher) and, as ``launched``, of the shepherds the launchers forked, live or reaped,
-        with their job shells (they are jobs' CPU)."""
+        """CPU seconds so far (user + system) of the server and of the command runner (its
+        workers run the commands), each with its live children and whatever it reaped, of the
+        moms (each with its shepherd launcher) and, as ``launched``, of the shepherds the
+        launchers forked, live or reaped, with their job shells (they are jobs' CPU)."""
         with open(str(paths.run_dir(self.home) / "daemons.json"), "r") as handle:
             pids = json.load(handle)
         spent: Dict[str, float] = {"server": 0.0, "mom": 0.0, "launched": 0.0}
         for key, pid in pids.items():
             if key in ("server", "runner"):
-                spent[key] = spent.get(key, 0.0) + _tree_cpu(int(pid))
+                spent[key] = spent.get(key, 0.0) + tree_cpu(int(pid))
                 continue
             own, launched = _mom_cpu(int(pid))
             spent["mom"] += own

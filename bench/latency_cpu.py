@@ -21,7 +21,7 @@ import os
 import statistics
 from typing import Dict, List, Optional, Sequence
 
-from bench._cluster import BIN, BenchCluster
+from bench._cluster import BIN, BenchCluster, tree_cpu
 
 CASES = (
     ("qsub -h -- /bin/true", ["qsub", "-h", "--", "/bin/true"]),
@@ -35,16 +35,11 @@ SCRIPT = "#!/bin/sh\n#PBS -N bench\n#PBS -l walltime=00:01:00\n/bin/true\n"
 
 
 def runner_ms(pid: int) -> float:
-    """CPU so far of the command runner ``pid`` with the children it reaped (0 for none), in
-    ms; clock ticks (10 ms), so only a sum over many commands is meaningful."""
+    """CPU so far of the command runner ``pid`` with its workers, live or reaped (0 for none),
+    in ms; clock ticks (10 ms), so only a sum over many commands is meaningful."""
     if not pid:
         return 0.0
-    try:
-        with open("/proc/%d/stat" % pid, "rb") as handle:
-            fields = handle.read().rsplit(b") ", 1)[1].split()
-    except OSError:
-        return 0.0
-    return sum(int(f) for f in fields[11:15]) * 1000.0 / os.sysconf("SC_CLK_TCK")
+    return tree_cpu(pid) * 1000.0
 
 
 def cpu_ms(argv: Sequence[str], env: Dict[str, str], cwd: str) -> float:

@@ -59,8 +59,8 @@ static int known_command(const char *name)
     return 0;
 }
 
-/* qsub -I (or -W interactive=..., -X) wants a controlling terminal, which the runner's
- * child has not: any option word that may ask for one takes the Python path. */
+/* qsub -I (or -W interactive=..., -X) wants a controlling terminal, which a runner worker
+ * has not: any option word that may ask for one takes the Python path. */
 static int may_need_terminal(const char *name, int argc, char **argv)
 {
     if (strcmp(name, "qsub") != 0)
@@ -211,7 +211,7 @@ int main(int argc, char **argv)
     sigaction(SIGHUP, &action, NULL);
 
     /* The rest of the request, while the runner answers: a full socket must not block us
-     * before the runner has forked the child that reads it. */
+     * before the runner has handed it to the worker that reads it. */
     size_t done = (size_t)sent;
     char kind;
     uint32_t pid;

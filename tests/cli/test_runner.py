@@ -110,7 +110,7 @@ def test_sigterm_reaches_the_command_and_the_client_dies_of_it(
     proc = subprocess.Popen(["qsub"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, env=env, cwd=str(fake_pbs.home))
     try:
-        # The client has handed over (the runner's child holds its stdin) once it waits.
+        # The client has handed over (a runner worker holds its stdin) once it waits.
         wait_for(lambda: _waits_on_socket(proc.pid), 20, "the client to hand over the command")
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=30)
@@ -139,7 +139,7 @@ def _waits_on_socket(pid: int) -> bool:
 
 def test_qsub_I_takes_the_python_path(fake_pbs: FakeCluster,
                                       logged: Tuple[Dict[str, str], Path]) -> None:
-    """``qsub -I`` needs a controlling terminal, which the runner's child has not."""
+    """``qsub -I`` needs a controlling terminal, which a runner worker has not."""
     env, log = logged
     code, _, err = _run(["qsub", "-I"], env, str(fake_pbs.home))
     assert code != 0 and "interactive" in err

@@ -139,6 +139,10 @@ thread.start()
 print(runchild._pristine(clean))
 gate.set()
 thread.join()
+for _ in range(500):  # the thread's kernel task ends a little after join() returns
+    if len(os.listdir("/proc/self/task")) == 1:
+        break
+    time.sleep(0.01)
 print(runchild._pristine(clean))
 """
 
