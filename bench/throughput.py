@@ -145,7 +145,17 @@ class Breakdown:
 
 
 # -- the measurements ----------------------------------------------------------------------------
+def settle() -> None:
+    """Write back what earlier runs left dirty before a measured run starts, so that no run pays
+    for the one before it: on ext4 without a journal (this machine's file system) every new
+    file scans past the inodes deleted in the last 30 s whose inode table blocks are not yet
+    written back (``recently_deleted``), and 1,000 jobs delete ~12,000 (docs/performance.md).
+    A run still pays for its own."""
+    os.sync()
+
+
 def qsub_rate(cluster: BenchCluster, count: int) -> float:
+    settle()
     breakdown = Breakdown(cluster)
     cpu = _children_cpu()
     start = time.monotonic()
@@ -168,6 +178,7 @@ def psij_seconds(executor_name: str, count: int,
     executor = JobExecutor.get_instance(executor_name)
     jobs: List[Job] = [Job(JobSpec(executable="/bin/true")) for _ in range(count)]
     measure = CommandCPU()
+    settle()
     breakdown = Breakdown(cluster) if cluster is not None else None
     own = _self_cpu()
     with measure.patched():
