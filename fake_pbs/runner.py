@@ -205,7 +205,9 @@ class Runner:
             _say(conn, b"X")
             conn.close()
             return
-        busy = [w for w in self.workers.values() if w.state == BUSY]
+        # A worker whose caller still holds the connection counts: else a caller that holds
+        # each connection after its status would make workers without bound.
+        busy = [w for w in self.workers.values() if w.state in (BUSY, DRAINING)]
         if len(busy) >= MAX_CHILDREN or sum(w.key[0] == uid for w in busy) >= MAX_PER_UID:
             _say(conn, b"B")
             conn.close()

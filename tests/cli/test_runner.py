@@ -303,9 +303,12 @@ def test_concurrent_commands_each_run_once(fake_pbs: FakeCluster,
     assert _calls(log) == []
 
 
-def test_a_busy_or_foreign_caller_is_answered_without_a_fork(tmp_path: Path) -> None:
+@pytest.mark.parametrize("state", [runner.BUSY, runner.DRAINING])
+def test_a_busy_or_foreign_caller_is_answered_without_a_fork(tmp_path: Path, state: str) -> None:
     """At MAX_PER_UID running commands of one uid the runner answers B (busy: the client
-    runs the command itself); a private runner answers X to any other uid."""
+    runs the command itself), counting workers whose callers still hold their connections
+    after the status (a caller could otherwise make workers without bound); a private runner
+    answers X to any other uid."""
     import socket
 
     serving = runner.Runner(str(tmp_path))
@@ -316,6 +319,7 @@ def test_a_busy_or_foreign_caller_is_answered_without_a_fork(tmp_path: Path) -> 
         for number, (mine, theirs) in enumerate(busy):
             pid = 10_000_000 + number
             serving.workers[pid] = runner.Worker(pid, (os.getuid(), os.getgid()), theirs, mine)
+            serving.workers[pid].state = state
         ours, theirs = socket.socketpair()
         serving._start(ours)  # refused before any fork: nothing to reap
         theirs.settimeout(5)
