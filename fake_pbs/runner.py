@@ -137,8 +137,8 @@ class Runner:
                 if not deadline:
                     deadline = time.monotonic() + STOP_SECONDS
                     poller.unregister(listener.fileno())
-                    listener.close()
                     self._own.discard(listener.fileno())
+                    listener.close()
                     self._unlink(path)
                     for worker in list(self.workers.values()):
                         if worker.state != BUSY:
