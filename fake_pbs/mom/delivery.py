@@ -16,7 +16,8 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Tuple
+from typing import (Any, Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence,
+                    Tuple)
 
 from fake_pbs.mom.streams import Stream
 
@@ -103,13 +104,15 @@ def _copy_here(src: str, dst: str, umask: int) -> Copied:
     return Copied(0, "")
 
 
-def append_as_owner(path: str, jobdir: str, launch: Mapping[str, Any], data: bytes) -> bool:
+def append_as_owner(path: str, spools: Sequence[str], launch: Mapping[str, Any],
+                    data: bytes) -> bool:
     """Append ``data`` (the walltime message) to one of the job's stream files.
 
-    A spool file sits in the root-owned job directory and is written in place, never through a
-    link; a file anywhere else (``-k``, sandbox) is written by ``sh`` running as the owner when
-    the mom is root: a root mom never opens a user-controlled path on the owner's behalf."""
-    spooled = os.path.dirname(path) == jobdir.rstrip("/")
+    A spool file (one of ``spools``, the fixed names in the root-owned job directory) is
+    written in place, never through a link; any other path (``-k``, sandbox, even one that
+    names another file of the job directory) is written by ``sh`` running as the owner when the
+    mom is root: a root mom never opens a user-chosen path on the owner's behalf."""
+    spooled = path in spools
     if spooled or _same_identity(launch, bool(launch.get("drop_privileges"))):
         try:
             fd = os.open(path, os.O_WRONLY | os.O_APPEND | (os.O_NOFOLLOW if spooled else 0))

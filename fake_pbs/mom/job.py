@@ -335,12 +335,12 @@ class MomJob:
         write_json(self.files.launch, launch)
 
     def _open_spool_files(self, launch: Dict[str, Any]) -> None:
-        """Create the job's stdout/stderr files that live in the job directory (never a path
-        elsewhere: those the owner's shell creates), empty, mode 0600, owned by the owner."""
+        """Create the job's spool files (their fixed names only: never a path elsewhere, nor
+        another file of the job directory), empty, mode 0600, owned by the owner."""
         uid, gid = self._owner()
-        for key in ("stdout", "stderr"):
-            path = str(launch.get(key) or "")
-            if not path or os.path.dirname(path) != str(self.files.dir):
+        wanted = {str(launch.get("stdout") or ""), str(launch.get("stderr") or "")}
+        for path in self.files.spools:
+            if path not in wanted:
                 continue
             try:
                 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
@@ -609,7 +609,7 @@ class MomJob:
         self.ctx.log.job(self.jobid, "walltime %d exceeded limit %d" % (used, limit))
         launch = self._launch_record() or {}
         stderr = str(launch.get("stderr", self.files.stderr_spool))
-        append_as_owner(stderr, str(self.files.dir), launch,
+        append_as_owner(stderr, self.files.spools, launch,
                         b"=>> PBS: job killed: walltime %d exceeded limit %d\n" % (used, limit))
         self.request_kill("walltime")
 

@@ -20,6 +20,7 @@
 from pathlib import Path
 
 from fake_pbs import paths
+from fake_pbs.mom.spoolnames import spool_paths
 
 
 class HostLayout:
@@ -63,7 +64,9 @@ class JobLayout:
         self.kill = self.dir / "kill.json"
         self.events = self.dir / "events.jsonl"
         self.discard = self.dir / "discard.json"
-        self.stdout_spool = self.dir / (jobid + ".OU")
-        self.stderr_spool = self.dir / (jobid + ".ER")
+        # The only stream files the mom creates itself (spoolnames.py).
+        self.spools = spool_paths(str(self.dir), jobid)
+        self.stdout_spool = Path(self.spools[0])
+        self.stderr_spool = Path(self.spools[1])
         self.nodefile = host.aux / jobid
         self.tmpdir = host.tmp / ("pbs." + jobid)

@@ -27,6 +27,7 @@ import time
 from fake_pbs.jsonwire import dumps
 from fake_pbs.mom.durable import read_json, write_atomic
 from fake_pbs.mom.procs import start_ticks
+from fake_pbs.mom.spoolnames import is_spool, spool_paths
 
 # Started with ``python3 -S`` once per job: no json/re, socket, pathlib or typing at run time
 # (together ~25 ms of every job start; docs/performance.md, hotspot 1).
@@ -54,16 +55,19 @@ def _make_sandbox(path: str) -> None:
             raise
 
 
-def _in_jobdir(path: str, jobdir: str) -> bool:
-    return os.path.dirname(path) == jobdir.rstrip("/")
+def _is_spool(path: str, jobdir: str, launch: Dict[str, Any]) -> bool:
+    return is_spool(path, jobdir, str(launch["jobid"]))
 
 
 def _precreate_spools(jobdir: str, launch: Dict[str, Any]) -> None:
-    """A root shepherd creates the spool files in the (root-owned) job directory and gives them
-    to the owner, who could not create them there; never through a link (``O_NOFOLLOW``)."""
+    """A root shepherd creates the job's spool files (their fixed names only: spoolnames.py) in
+    the root-owned job directory and gives them to the owner, who could not create them there;
+    never through a link (``O_NOFOLLOW``).  Any other path, even one naming a file of the job
+    directory, is opened later by the owner's identity alone (PBS's ``open_std_file``)."""
     mode = 0o666 & ~int(launch["umask"])
-    for path in {str(launch["stdout"]), str(launch["stderr"])}:
-        if not _in_jobdir(path, jobdir):
+    wanted = {str(launch["stdout"]), str(launch["stderr"])}
+    for path in spool_paths(jobdir, str(launch["jobid"])):
+        if path not in wanted:
             continue
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, mode)
         try:
@@ -72,15 +76,16 @@ def _precreate_spools(jobdir: str, launch: Dict[str, Any]) -> None:
             os.close(fd)
 
 
-def _open_stream(path: str, jobdir: str, umask: int) -> int:
-    """Open one output stream with the job owner's identity (the caller has dropped to it).
-
-    A spool file in the job directory is never followed through a link; a file the owner keeps
-    (``-k``, or a sandbox) is opened as PBS does, as the user, who may follow their own links."""
+def _stream_flags(path: str, jobdir: str, launch: Dict[str, Any]) -> int:
+    """A spool file is never followed through a link; a file the owner keeps (``-k``, or a
+    sandbox) is opened as PBS does, as the user, who may follow their own links."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
-    if _in_jobdir(path, jobdir):
-        flags |= os.O_NOFOLLOW
-    return os.open(path, flags, 0o666 & ~umask)
+    return flags | os.O_NOFOLLOW if _is_spool(path, jobdir, launch) else flags
+
+
+def _open_stream(path: str, jobdir: str, launch: Dict[str, Any]) -> int:
+    """Open one output stream with the job owner's identity (the caller has dropped to it)."""
+    return os.open(path, _stream_flags(path, jobdir, launch), 0o666 & ~int(launch["umask"]))
 
 
 def _drop_privileges(launch: Dict[str, Any]) -> None:
@@ -111,9 +116,9 @@ def _exec_child(jobdir: str, launch: Dict[str, Any], report_fd: int,
             except OSError as exc:
                 _fail(report_fd, "could not create sandbox %s: %s" % (sandbox, exc))
         try:
-            out_fd = _open_stream(str(launch["stdout"]), jobdir, umask)
+            out_fd = _open_stream(str(launch["stdout"]), jobdir, launch)
             err_fd = (out_fd if launch["stderr"] == launch["stdout"]
-                      else _open_stream(str(launch["stderr"]), jobdir, umask))
+                      else _open_stream(str(launch["stderr"]), jobdir, launch))
         except OSError as exc:
             _fail(report_fd, "cannot open output: %s" % exc)
         os.umask(umask)
@@ -164,10 +169,8 @@ def _spawn_child(jobdir: str, launch: Dict[str, Any], made: List[bool]) -> Optio
         if fd == 2 and launch["stderr"] == launch["stdout"]:
             actions.append((os.POSIX_SPAWN_DUP2, 1, 2))
             continue
-        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND
-        if _in_jobdir(path, jobdir):
-            flags |= os.O_NOFOLLOW
-        actions.append((os.POSIX_SPAWN_OPEN, fd, path, flags, 0o666 & ~umask))
+        actions.append((os.POSIX_SPAWN_OPEN, fd, path, _stream_flags(path, jobdir, launch),
+                        0o666 & ~umask))
     drop = bool(launch["drop_privileges"])
     ids = (os.getresuid(), os.getresgid(), os.getgroups()) if drop else None
     try:
