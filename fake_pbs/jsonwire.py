@@ -53,9 +53,11 @@ def _fast() -> Tuple[Callable[[Any], str], Callable[[str], Any]]:
         body = text.strip(" \t\n\r")
         try:
             value, end = scan(body, 0)
-        except StopIteration:
+        except (StopIteration, SystemError):
+            # Malformed text: the bare scanner stops, or (inside a container) fails without an
+            # error of its own (SystemError); json raises its precise ValueError for both.
             import json
-            return json.loads(text)  # raises json's own, precise error
+            return json.loads(text)
         if end != len(body):
             import json
             return json.loads(text)

@@ -139,6 +139,9 @@ def _client_message(hook: Hook, event: str, run: HookRun) -> str:
 
 def _log_mom(log: Log, hook: Hook, event: str, run: HookRun, jobid: str) -> None:
     python = sys.executable
+    for name in run.ignored:
+        log(ERROR, "Svr", "pbs_mom", "get_hook_results, object '%s': ignoring setting "
+            "attribute %s, executing hook has user=pbsuser" % (jobid, name))
     if run.result == "alarm":
         log(DEBUG2, "Hook", "catch_hook_alarm", "alarm call received, interrupting hook "
             "execution.")

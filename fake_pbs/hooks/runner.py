@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 from fake_pbs.hooks import runas
 from fake_pbs.model.hooks import EVENT_BITS, Hook
@@ -39,6 +39,7 @@ class HookRun:
         self.vnode_changes: Dict[str, Dict[str, str]] = dict(data.get("vnode_changes") or {})
         launch = data.get("launch")
         self.launch: Optional[Dict[str, Any]] = dict(launch) if launch else None
+        self.ignored: List[str] = []  # attributes an owner-run hook may not set (runas.py)
 
     def __repr__(self) -> str:
         return "HookRun(%r, %r)" % (self.result, self.message)
@@ -70,19 +71,20 @@ def _run_in(work: Path, hook: Hook, event: str, context: Dict[str, Any]) -> Hook
     spec.update({"hook_name": hook.name, "event_name": event,
                  "event_type": EVENT_BITS.get(event, 0), "script_file": str(script),
                  "freq": hook.freq})
+    who = runas.for_hook(hook, event, context)
     shared = Path(str(context["hooks_dir"])) if context.get("hooks_dir") else None
     # The daemon's own copies (PBS's NAME.PY / NAME.CF) when it keeps them: the compile line
     # and pbs.hook_config_filename name those (m08b, m11k); else the run's work copies.
     spec.setdefault("script_path", str(shared / (hook.name + ".PY") if shared else script))
     if hook.config is not None:
         config = work / (hook.name + ".CF")
-        if shared is not None and (shared / (hook.name + ".CF")).is_file():
+        # A hook run as the job's owner gets its own copy, as PBS's copy_file_and_set_owner.
+        if who is None and shared is not None and (shared / (hook.name + ".CF")).is_file():
             config = shared / (hook.name + ".CF")
         else:
             config.write_text(hook.config, encoding="utf-8", errors="surrogateescape")
         spec["config_file"] = str(config)
     in_path, out_path = work / "hook.in", work / "hook.out"
-    who = runas.for_hook(hook, event, context)
     log_fd = -1
     if who is not None and spec.get("log_file"):
         # The owner may not open the daemon's log: it inherits it open, for appending.
@@ -100,11 +102,16 @@ def _run_in(work: Path, hook: Hook, event: str, context: Dict[str, Any]) -> Hook
         if log_fd >= 0:
             os.close(log_fd)
     try:
-        outcome = json.loads(out_path.read_text(encoding="utf-8", errors="surrogateescape"))
+        outcome = json.loads(runas.read_result(out_path, who))
+        if not isinstance(outcome, dict):
+            raise ValueError("not an object")
     except (OSError, ValueError):
         return HookRun("exception", "hook process ended without a result", status)
+    ignored = runas.restrict(outcome) if who is not None else []
     result = str(outcome.get("result") or "exception")
-    return HookRun(result, str(outcome.get("message") or ""), status, outcome)
+    run = HookRun(result, str(outcome.get("message") or ""), status, outcome)
+    run.ignored = ignored
+    return run
 
 
 def _spawn(work: Path, who: Optional[runas.RunAs], in_path: Path, out_path: Path,

@@ -18,16 +18,18 @@ Only root and the user running the mom may connect (SO_PEERCRED).
 import os
 import shutil
 import socket
+import stat
 import struct
 import threading
 import time
+from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from fake_pbs.model.errors import (PBSE_BADCRED, PBSE_IVALREQ, PBSE_JOBEXIST, PBSE_UNKJOBID,
                                    PBSE_UNKREQ, PbsError, detail)
 from fake_pbs.mom import hookpoints, hookshep, launcher
 from fake_pbs.mom.context import MomContext
-from fake_pbs.mom.durable import read_json
+from fake_pbs.mom.durable import UntrustedRecord, read_json
 from fake_pbs.mom.faults import SLOW_START
 from fake_pbs.mom.job import MomJob
 from fake_pbs.mom.sisters import DropConnection, SisterJobs
@@ -64,6 +66,32 @@ def _same_job(held: Dict[str, Any], spec: Dict[str, Any]) -> bool:
     return str(held["run_key"]).rsplit("#", 1)[-1] == str(spec["run_key"]).rsplit("#", 1)[-1]
 
 
+QUARANTINE = ".bad-"  # prefix of a job directory moved aside by recovery
+
+
+def job_record(jobdir: Path, entry: str) -> Optional[Dict[str, Any]]:
+    """The spec record of a job directory found at start-up, or None when it has none yet.
+
+    Believed only when the directory is this mom's own (a real directory of its user that no
+    one else may write), the record passes durable.untrusted, and the job id it names is the
+    directory's own name: a record naming another id would have the mom act on paths of that
+    id's choosing.  Anything else raises ValueError or OSError."""
+    info = os.lstat(str(jobdir))
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
+        raise UntrustedRecord("%s: not a directory of the mom's own" % jobdir)
+    # A job whose discard had begun keeps its spec as discard.json (MomJob.discard).
+    record = read_json(jobdir / "spec.json") or read_json(jobdir / "discard.json")
+    if record is None:
+        return None
+    job = record.get("job")
+    if not isinstance(job, dict) or str(job.get("id")) != entry:
+        raise UntrustedRecord("%s: the record names job %r" % (
+            jobdir, job.get("id") if isinstance(job, dict) else None))
+    if record.get("role") not in ("primary", "sister"):
+        raise UntrustedRecord("%s: unknown role %r" % (jobdir, record.get("role")))
+    return record
+
+
 class MomDaemon:
     def __init__(self, ctx: MomContext) -> None:
         self.ctx = ctx
@@ -98,31 +126,52 @@ class MomDaemon:
         self.listener = listener
 
     def recover(self) -> None:
-        """Re-adopt every job found on disk: live shepherds, finished ones, lost ones."""
+        """Re-adopt every job found on disk: live shepherds, finished ones, lost ones.
+
+        Each job directory is checked before anything of it is believed (job_record); one
+        that fails is moved aside and logged, never the end of the restart."""
         jobs_dir = self.ctx.layout.jobs
         for entry in sorted(os.listdir(str(jobs_dir))):
             if entry.startswith(".gone-"):
                 shutil.rmtree(str(jobs_dir / entry), ignore_errors=True)  # discarded already
                 continue
-            # A job whose discard had begun keeps its spec as discard.json (MomJob.discard).
-            record = (read_json(jobs_dir / entry / "spec.json")
-                      or read_json(jobs_dir / entry / "discard.json"))
-            if record is None:
-                continue
-            job = record.get("job") or {}
-            if record.get("role") == "sister":
-                self.sisters.adopt(str(job.get("id", entry)), job)
-                continue
-            momjob = MomJob(self.ctx, job)
-            self.jobs[momjob.jobid] = momjob
-            self._count_jobs()
-            if momjob.discard_requested or (
-                    momjob.done and hookshep.in_progress(momjob.files.dir, "execjob_end")):
-                # Killed mid-discard: the server's end is saved, it will not ask again.
-                threading.Thread(target=self._discard, args=(momjob.jobid, momjob.run_count),
-                                 name="discard-" + momjob.jobid, daemon=True).start()
-                continue
-            momjob.run(recovering=True)
+            if entry.startswith(QUARANTINE):
+                continue  # kept as evidence for the administrator
+            try:
+                self._adopt(entry)
+            except (OSError, ValueError, TypeError, KeyError) as exc:
+                self._quarantine(entry, exc)
+
+    def _quarantine(self, entry: str, why: Exception) -> None:
+        """Move a job directory that cannot be trusted out of the way (PBS's mom leaves a
+        suspect file in place as evidence and logs it: start_exec.c log_suspect_file)."""
+        jobs_dir = self.ctx.layout.jobs
+        aside = "%s%s-%d" % (QUARANTINE, entry, os.getpid())
+        try:
+            os.replace(str(jobs_dir / entry), str(jobs_dir / aside))
+        except OSError:
+            aside = entry
+        self.ctx.log.write(0x0020 | 0x0001, "Job", entry,
+                           "job record not trusted, moved aside to %s: %s" % (aside, why))
+
+    def _adopt(self, entry: str) -> None:
+        record = job_record(self.ctx.layout.jobs / entry, entry)
+        if record is None:
+            return
+        job = record["job"]
+        if record.get("role") == "sister":
+            self.sisters.adopt(entry, job)
+            return
+        momjob = MomJob(self.ctx, job)
+        self.jobs[momjob.jobid] = momjob
+        self._count_jobs()
+        if momjob.discard_requested or (
+                momjob.done and hookshep.in_progress(momjob.files.dir, "execjob_end")):
+            # Killed mid-discard: the server's end is saved, it will not ask again.
+            threading.Thread(target=self._discard, args=(momjob.jobid, momjob.run_count),
+                             name="discard-" + momjob.jobid, daemon=True).start()
+            return
+        momjob.run(recovering=True)
 
     def serve_forever(self) -> None:
         assert self.listener is not None

@@ -23,6 +23,7 @@ from fake_pbs.mom.streams import Stream
 
 CP = "/bin/cp"
 SH = "/bin/sh"
+RM = "/bin/rm"
 TRIES = 4  # sys_copy's loop
 
 
@@ -131,6 +132,21 @@ def append_as_owner(path: str, spools: Sequence[str], launch: Mapping[str, Any],
     except (OSError, subprocess.SubprocessError):
         return False
     return done.returncode == 0
+
+
+def remove_as_owner(path: str, launch: Mapping[str, Any]) -> None:
+    """Remove the job's sandbox (``-W sandbox=PRIVATE``) with the owner's identity, as PBS's
+    ``rmjobdir`` does (stage_func.c: impersonate_user, then ``rm -rf``): it lies in the owner's
+    space, so a root mom would delete whatever the owner put or linked there."""
+    if _same_identity(launch, bool(launch.get("drop_privileges"))):
+        shutil.rmtree(path, ignore_errors=True)
+        return
+    try:
+        subprocess.run([RM, "-rf", "--", path], stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60,
+                       user=int(launch["uid"]), group=int(launch["gid"]), extra_groups=[])
+    except (OSError, subprocess.SubprocessError):
+        pass
 
 
 class Report:

@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from fake_pbs.mom.durable import append_line
+from fake_pbs.mom.durable import append_line, read_bytes
 
 Event = Dict[str, Any]
 
@@ -26,9 +26,8 @@ class EventLog:
         self._load()
 
     def _load(self) -> None:
-        try:
-            raw = self.path.read_bytes()
-        except FileNotFoundError:
+        raw = read_bytes(self.path)  # the mom's own record only (durable.untrusted)
+        if raw is None:
             return
         for line in raw.split(b"\n"):
             if not line.strip():

@@ -24,7 +24,7 @@ from fake_pbs.model.errors import (PBSE_HOOK_REJECT, PBSE_HOOK_REJECT_DELETEJOB,
                                    PbsError)
 from fake_pbs.mom import exitwatch, hookpoints, hookshep, launcher, vnodemap
 from fake_pbs.mom.context import MomContext
-from fake_pbs.mom.delivery import Report, append_as_owner, deliver
+from fake_pbs.mom.delivery import Report, append_as_owner, deliver, remove_as_owner
 from fake_pbs.mom.durable import read_json, write_json
 from fake_pbs.mom.environment import nodefile_lines
 from fake_pbs.mom.eventlog import EventLog
@@ -810,9 +810,9 @@ class MomJob:
 
     def _remove_work_files(self) -> None:
         shutil.rmtree(str(self.files.tmpdir), ignore_errors=True)
-        sandbox = (self._launch_record() or {}).get("sandbox")
-        if sandbox:
-            shutil.rmtree(str(sandbox), ignore_errors=True)
+        launch = self._launch_record() or {}
+        if launch.get("sandbox"):
+            remove_as_owner(str(launch["sandbox"]), launch)
 
     # ---- recovery and discard ------------------------------------------------------------------
 

@@ -47,6 +47,10 @@ class HostLayout:
         self.undelivered.chmod(0o700)
 
     def job(self, jobid: str) -> "JobLayout":
+        """The files of ``jobid``: a ValueError for an id that is not one plain file name, so
+        no id (from a request or a record) can name a directory outside ``jobs/``."""
+        if not jobid or "/" in jobid or "\0" in jobid or jobid.startswith("."):
+            raise ValueError("not a job id: %r" % jobid)
         return JobLayout(self, jobid)
 
 
