@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from fake_pbs.mom import hookpoints
-from fake_pbs.mom.durable import read_json, write_json
+from fake_pbs.mom.durable import UntrustedRecord, read_json, write_json
 from fake_pbs.mom.procs import same_process_alive, start_ticks
 
 SHEPHERDED = frozenset({"execjob_prologue", "execjob_launch", "execjob_epilogue",
@@ -72,10 +72,10 @@ def run(site: hookpoints.HookSite, event: str, job: hookpoints.Job, jobdir: Path
         args: List[Any]) -> hookpoints.HookResult:
     """The result of ``event`` for this run: recorded, awaited, or from a new shepherd."""
     request, start, result = record_paths(jobdir, event)
-    record = read_json(result)
+    record = _own_record(site, result)
     if record is not None:
         return _from_record(record)
-    started = read_json(start)
+    started = _own_record(site, start)
     if started is None:
         if not jobdir.is_dir() or not _has_hooks(site.home, event):
             # Nothing to shepherd (or nowhere to record): the in-process call point, which
@@ -95,12 +95,24 @@ def run(site: hookpoints.HookSite, event: str, job: hookpoints.Job, jobdir: Path
             child.wait()
     else:
         _await(started, result, _budget(site.home, event))
-    record = read_json(result)
+    record = _own_record(site, result)
     if record is None:
         final = _lost()
         write_json(result, _to_record(final))
         return final
     return _from_record(record)
+
+
+def _own_record(site: hookpoints.HookSite, path: Path) -> Optional[Dict[str, Any]]:
+    """A record of this mom's hook shepherd, or None; one the shepherd did not write (not
+    the mom's own file: durable.untrusted) is logged and taken as absent, so the hooks run
+    and their record replaces it."""
+    try:
+        return read_json(path)
+    except UntrustedRecord as exc:
+        site.log(0x0020 | 0x0001, "Hook", path.name, "hook record not trusted, ignored: %s"
+                 % exc)
+        return None
 
 
 def _spawn(request: Path) -> "subprocess.Popen[bytes]":
