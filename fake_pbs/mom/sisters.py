@@ -101,6 +101,7 @@ class SisterJobs:
             self._abort_locally(job, "join job failed")
             raise PbsError(PBSE_SISCOMM)
         layout.dir.mkdir(parents=True, exist_ok=True)
+        layout.dir.chmod(0o711)  # as a primary's: only the mom writes it (daemon.job_record)
         write_json(layout.spec, {"role": "sister", "job": job})
         self.jobs[jobid] = job
 

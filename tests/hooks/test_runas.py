@@ -6,6 +6,8 @@ import pwd
 
 import pytest
 
+from fake_pbs.testing import wait_for
+
 from .hookrig import Cluster
 
 WHO = "import os\npbs.logmsg(pbs.LOG_DEBUG, '%s %s uid=%d gid=%d' % (e.hook_name, " \
@@ -44,3 +46,42 @@ def test_pbsuser_hooks_run_as_the_job_owner(hc: Cluster) -> None:
         assert hc.messages("mom:node1", "%s node1 %s" % (name, as_owner)), name
     for name in ("a_prologue", "a_epilogue", "a_preterm", "u_begin"):
         assert hc.messages("mom:node1", "%s node1 uid=0 gid=0" % name), name
+
+
+@pytest.mark.root
+def test_an_owner_hook_may_not_set_euser(hc: Cluster) -> None:
+    """A ``user = pbsuser`` hook's result is the owner's to write, so the mom drops an
+    ``euser`` change from it and logs PBS's line (mom_hook_func.c get_hook_results: "ignoring
+    setting attribute euser, executing hook has user=pbsuser"); its other changes apply."""
+    _owner()
+    hc.hook("u_pro", "execjob_prologue", "e.job.euser = 'root'\ne.job.Priority = 7\n",
+            user="pbsuser")
+    jobid = hc.submit(body="sleep 30", user="pbsuser")
+    hc.runjob(jobid, "(node1:ncpus=1)")
+    hc.wait(jobid, "R", run_count=1)
+    hc.wait_log("mom:node1", "ignoring setting attribute euser, executing hook has "
+                "user=pbsuser")
+    wait_for(lambda: hc.job(jobid).get("Priority") == "7", 30,
+             lambda: "Priority not set: %r" % hc.job(jobid))
+    assert hc.job(jobid).get("euser") in (None, "pbsuser"), hc.job(jobid)
+    hc.sh("qdel", jobid)
+    hc.wait(jobid, "F", run_count=1)
+
+
+@pytest.mark.root
+def test_an_owner_hook_result_is_never_read_through_a_link(hc: Cluster) -> None:
+    """An owner-run hook that leaves a link to root's file where its result goes gets no
+    result (a hook exception), and nothing of that file reaches the log: the mom reads the
+    result without following links, only as a file of the hook's user (OpenPBS moves the
+    result out of the spool and reads it as its own; here the read is checked instead)."""
+    _owner()
+    victim = hc.home / "root-only.json"
+    victim.write_text('{"result": "reject", "message": "root-only-secret-31"}')
+    victim.chmod(0o600)
+    hc.hook("u_pro", "execjob_prologue", "import os, sys\nos.symlink(%r, sys.argv[2])\n"
+            "os._exit(0)\n" % str(victim), user="pbsuser")
+    jobid = hc.submit(body="sleep 30", user="pbsuser")
+    hc.runjob(jobid, "(node1:ncpus=1)")
+    hc.wait_log("mom:node1", "hook 'u_pro' encountered an exception")
+    assert not hc.messages("mom:node1", "root-only-secret-31")
+    hc.sh("qdel", jobid)
