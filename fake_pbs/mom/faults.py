@@ -30,7 +30,10 @@ class Faults:
     def __init__(self, path: Path) -> None:
         self._path = path
         self._lock = threading.Lock()
-        stored = read_json(path) or {}
+        try:
+            stored = read_json(path) or {}
+        except (OSError, ValueError):  # not the mom's own, or torn: no fault armed
+            stored = {}
         self._armed = set(str(name) for name in stored.get("armed", []) if name in KNOWN)
 
     def arm(self, name: str) -> List[str]:

@@ -10,6 +10,7 @@
     jobs/<jobid>/discard.json    spec.json renamed: the server's delete-job request was received,
                                  finish the cleanup
     jobs/.gone-<jobid>-<pid>     a discarded job's directory being deleted (swept at restart)
+    jobs/.bad-<jobid>-<pid>      a job directory a restart could not trust, kept as evidence
     jobs/<jobid>/<jobid>.OU/.ER  stdout/stderr spool, delivered at the end
     aux/<jobid>                  PBS_NODEFILE
     tmp/pbs.<jobid>              the job's TMPDIR
