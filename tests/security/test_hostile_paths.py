@@ -15,20 +15,19 @@ so they are not exercised here.
 import hashlib
 import os
 import pwd
-import re
 import shutil
 import stat
 from pathlib import Path
 from typing import Dict, List, Tuple
 
 from ..reliability.rig import Rig, need_users, wait_for
+from .owners import user_owned
 
 SERVER = "secfuzz"  # its own job ids: the sandbox names in pbsuser's home clash with no rig's
 SECRET = "root-only-canary-7f3a"
 RECORD_NAMES = ("spec.json", "launch.json", "shepherd.json", "exit.json", "kill.json",
                 "events.jsonl", "discard.json", "stageout.json", "hook_execjob_epilogue.json",
                 "hook_execjob_end.json", "hook_execjob_end.start.json")
-_OWN = re.compile(r"^(?P<id>\d+\.%s)\.(OU|ER|SC)$" % SERVER)
 
 
 def _snapshot(home: Path) -> Dict[str, Tuple[int, int, str]]:
@@ -45,29 +44,6 @@ def _snapshot(home: Path) -> Dict[str, Tuple[int, int, str]]:
                     digest = hashlib.sha256(Path(path).read_bytes()).hexdigest()
                 seen[path] = (info.st_uid, stat.S_IMODE(info.st_mode), digest)
     return seen
-
-
-def _foreign(home: Path, uids: List[int]) -> List[str]:
-    """Files of the cluster (outside the shared work area) that a test user owns, apart from
-    what the mom gives a job's owner: its spool files and script in its own job directory,
-    its TMPDIR."""
-    found = []
-    for root, dirs, files in os.walk(str(home)):
-        if root == str(home):
-            dirs[:] = [d for d in dirs if d != "work"]
-        for name in dirs + files:
-            path = os.path.join(root, name)
-            try:
-                uid = os.lstat(path).st_uid
-            except FileNotFoundError:
-                continue
-            own = _OWN.match(name)
-            if uid not in uids or ("/mom_priv/" in path and "/tmp/pbs." in path):
-                continue
-            if own and os.path.basename(root) == own.group("id"):
-                continue
-            found.append(path)
-    return found
 
 
 def _as_user(rig: Rig, user: str, script: str) -> None:
@@ -107,7 +83,6 @@ def test_hostile_paths_never_reach_the_daemons_files() -> None:
 
 def _attack(rig: Rig, sandboxes: List[Path]) -> None:
     user = pwd.getpwnam("pbsuser")
-    uids = [user.pw_uid, pwd.getpwnam("pbsuser2").pw_uid]
     for canary in (rig.home / "mom_priv" / "n1" / "canary",
                    rig.home / "server_priv" / "canary"):
         canary.write_text(SECRET + "\n")
@@ -150,7 +125,7 @@ def _attack(rig: Rig, sandboxes: List[Path]) -> None:
     jobs += [linked, swapped]
     held = [j for j in jobs if rig.job(j).get("job_state") == "H"]
     assert rig.run(["qrls"] + held, user="pbsuser").returncode == 0
-    _settle(rig, jobs, uids)
+    _settle(rig, jobs)
     after = _snapshot(rig.home)
     changed = {path: (before[path], after.get(path)) for path in before
                if path in after and after[path] != before[path]
@@ -177,13 +152,13 @@ def _holding(text: str, tops: List[Path]) -> List[str]:
     return found
 
 
-def _settle(rig: Rig, jobs: List[str], uids: List[int]) -> None:
+def _settle(rig: Rig, jobs: List[str]) -> None:
     """Until every job has finished or failed a start twice (then deleted, as a user would),
     keep checking that no daemon file has become a test user's."""
     pending = set(jobs)
 
     def settled() -> bool:
-        foreign = _foreign(rig.home, uids)
+        foreign = user_owned(rig.home)
         assert not foreign, "daemon files given to a user: %r" % foreign
         for jobid in sorted(pending):
             attrs = rig.job(jobid)
@@ -194,6 +169,6 @@ def _settle(rig: Rig, jobs: List[str], uids: List[int]) -> None:
         return not pending
     wait_for(settled, 240, lambda: "jobs left: %r" % {
         j: rig.job(j).get("job_state") for j in sorted(pending)})
-    assert not _foreign(rig.home, uids)
+    assert not user_owned(rig.home)
     logs = rig.home / "mom_logs"
     assert not _holding("not trusted", [logs]), "a record was tampered with"

@@ -13,27 +13,7 @@ from pathlib import Path
 from typing import List
 
 from ..reliability.rig import Rig, wait_for
-
-USERS = ("pbsuser", "pbsuser2")
-
-
-def user_owned(home: Path, jobid: str) -> List[str]:
-    """Files under the cluster's private directories that a test user owns, apart from what
-    PBS gives the owner there: the job's spool files and script, its TMPDIR."""
-    uids = {pwd.getpwnam(name).pw_uid for name in USERS}
-    allowed = {jobid + ".OU", jobid + ".ER", jobid + ".SC", "pbs." + jobid}
-    found: List[str] = []
-    for top in ("mom_priv", "server_priv"):
-        for root, dirs, files in os.walk(str(home / top)):
-            for name in dirs + files:
-                path = os.path.join(root, name)
-                try:
-                    uid = os.lstat(path).st_uid
-                except FileNotFoundError:
-                    continue
-                if uid in uids and name not in allowed and "/tmp/pbs." not in path:
-                    found.append(path)
-    return found
+from .owners import user_owned
 
 
 def test_kept_paths_cannot_take_the_mom_records(rig: Rig) -> None:
@@ -50,11 +30,11 @@ def test_kept_paths_cannot_take_the_mom_records(rig: Rig) -> None:
     seen: List[str] = []
 
     def settled() -> bool:
-        seen.extend(user_owned(rig.home, jobid))
+        seen.extend(user_owned(rig.home))
         attrs = rig.job(jobid)
         return int(attrs.get("run_count", "0")) >= 2 or "session_id" in attrs
     wait_for(settled, 60, lambda: "neither started nor retried: %r" % rig.job(jobid))
-    seen.extend(user_owned(rig.home, jobid))
+    seen.extend(user_owned(rig.home))
     assert "session_id" not in rig.job(jobid), "the job ran with a mom record as its output"
     assert not seen, seen
     wait_for(lambda: rig.run(["qdel", jobid], user="pbsuser").returncode == 0
