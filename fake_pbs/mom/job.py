@@ -864,7 +864,12 @@ class MomJob:
         step, so a crash never leaves half a job to re-adopt (docs/reliability.md).
         """
         if self.refused:
-            remove_job_dir(self.files)  # never taken in: nothing to log, no execjob_end
+            # Never taken in: nothing to log, no execjob_end.  The job's own thread removes
+            # its directory too (_refuse): let it finish first, or its late removal would take
+            # the directory of the next run, made under the same name right after this returns.
+            if self.running and self._runner != threading.get_ident():
+                self.finished.wait(timeout=10.0)
+            remove_job_dir(self.files)
             return
         self.ctx.log.job(self.jobid, "delete job request received", 0x0080)
         if self.files.dir.is_dir() and not self.discard_requested:
