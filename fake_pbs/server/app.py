@@ -14,7 +14,7 @@ from fake_pbs import pace
 from fake_pbs.model import resources as rdefs
 from fake_pbs.model import sched_config
 from fake_pbs.server import config as cluster_config
-from fake_pbs.server import defaults, privilege
+from fake_pbs.server import defaults
 from fake_pbs.server.logs import AccountingLog, DaemonLog
 from fake_pbs.server.state import ServerState
 from fake_pbs.server.store import Store
@@ -111,16 +111,6 @@ class ServerApp:
     # -- shared helpers -----------------------------------------------------------------------
     def now(self) -> int:
         return int(self.clock())
-
-    def is_manager(self, uid: int) -> bool:
-        """Root, the user who started the cluster and the users of the server's ``managers``
-        list are PBS managers (fake_pbs/server/privilege.py decides, per request)."""
-        return privilege.levels_of_uid(self, uid)[0]
-
-    def is_operator(self, uid: int) -> bool:
-        """The users of the server's ``operators`` list (PBS operators: any job, most
-        attributes; not the manager-only ones, not creating or deleting objects)."""
-        return privilege.levels_of_uid(self, uid)[1]
 
     def trigger_schedule(self) -> None:
         """Ask for a scheduling cycle soon (after a submit, an end, a release, a qmgr change)."""
