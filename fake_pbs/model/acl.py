@@ -8,7 +8,8 @@ which entry matches first depends on that order, not on the order the manager ty
 here sorts the same way before it walks the list.
 
 Matching: hosts compare from the end, case-insensitively, and an entry that begins with ``*``
-matches any host ending in the rest (``*.example.com``; ``*`` alone, every host).  Users are
+matches any host ending in the rest after at least one character (``*.example.com``; ``*``
+alone, every host).  Users are
 ``user`` (any host) or ``user@host`` with the host matched as above.  Groups match when the
 named group is among the user's groups (``getgrouplist``: login group and memberships).  An
 unset or empty list allows no user or group; an empty host list allows only the server's host.
@@ -28,10 +29,11 @@ def entries(value: str) -> List[str]:
 
 
 def host_matches(name: str, pattern: str) -> bool:
-    """hacl_match: compare backwards; a leading ``*`` in the pattern matches the rest."""
+    """hacl_match: compare backwards; a leading ``*`` in the pattern stands for at least one
+    character (``*.example.com`` matches ``a.example.com``, not ``.example.com``)."""
     name, pattern = name.lower(), pattern.lower()
     if pattern.startswith("*"):
-        return name.endswith(pattern[1:])
+        return len(name) >= len(pattern) and name.endswith(pattern[1:])
     return name == pattern
 
 

@@ -17,6 +17,7 @@ from fake_pbs.model import acl
     ("pbsuser@*", "pbsuser@vm", True),
     ("pbsuser@*.example.com", "pbsuser@a.example.com", True),
     ("pbsuser@*.example.com", "pbsuser@example.org", False),
+    ("pbsuser@*.example.com", "pbsuser@.example.com", False),  # '*' is one character or more
     ("pbsuse", "pbsuser@vm", False),             # whole names only
     ("pbsuser2", "pbsuser@vm", False),
     ("", "pbsuser@vm", False),                   # an empty list admits no user
