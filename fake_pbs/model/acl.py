@@ -9,10 +9,10 @@ here sorts the same way before it walks the list.
 
 Matching: hosts compare from the end, case-insensitively, and an entry that begins with ``*``
 matches any host ending in the rest after at least one character (``*.example.com``; ``*``
-alone, every host).  Users are
-``user`` (any host) or ``user@host`` with the host matched as above.  Groups match when the
-named group is among the user's groups (``getgrouplist``: login group and memberships).  An
-unset or empty list allows no user or group; an empty host list allows only the server's host.
+alone, every host).  Users are ``user`` (any host) or ``user@host`` with the host matched as
+above.  Groups match when the named group is among the user's groups (``getgrouplist``: login
+group and memberships).  An unset or empty list allows no user or group; an empty host list
+allows only the server's host.
 """
 import grp
 import os
