@@ -233,8 +233,7 @@ def body(argv: List[str]) -> int:
             sys.stderr.write("qsub: interactive jobs are not supported by fake_pbs\n")
         return 1
     try:
-        jobid = qsub_submit.submit({"attrs": attrs, "script": script, "cwd": cwd, "env": env,
-                                    "host": host})
+        jobid = qsub_submit.submit({"attrs": attrs, "script": script, "cwd": cwd, "env": env})
     except PbsError as err:
         sys.stderr.write("qsub: %s\n" % err.text)
         return err.exit_code

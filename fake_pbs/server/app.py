@@ -112,29 +112,6 @@ class ServerApp:
     def now(self) -> int:
         return int(self.clock())
 
-    def is_manager(self, uid: int) -> bool:
-        """Root, the user who started the cluster and the users of the server's ``managers``
-        list are PBS managers."""
-        return uid == 0 or uid == self.owner_uid or self._listed("managers", uid)
-
-    def is_operator(self, uid: int) -> bool:
-        """The users of the server's ``operators`` list (PBS operators: any job, most
-        attributes; not the manager-only ones, not creating or deleting objects)."""
-        return self._listed("operators", uid)
-
-    def _listed(self, attr: str, uid: int) -> bool:
-        entries = self.state.server.get(attr)
-        if not entries:
-            return False
-        import pwd
-
-        from fake_pbs.server.manager import is_manager_name
-        try:
-            user = pwd.getpwuid(uid).pw_name
-        except KeyError:
-            return False
-        return is_manager_name(str(entries), user, self.host)
-
     def trigger_schedule(self) -> None:
         """Ask for a scheduling cycle soon (after a submit, an end, a release, a qmgr change)."""
         if self.scheduler is not None:

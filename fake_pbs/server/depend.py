@@ -59,6 +59,45 @@ def _outcome(kind: str, target: Job) -> Optional[bool]:
     return not ok and status is not None
 
 
+def before_targets(value: str, server_name: str) -> List[str]:
+    """The jobs a ``before*`` dependency names (the jobs that would wait for this one)."""
+    targets: List[str] = []
+    for group in value.split(","):
+        kind, _, rest = group.partition(":")
+        if kind not in BEFORE.values():
+            continue
+        for target in rest.split(":"):
+            jobid = jobids.normalize(target.split("@")[0], server_name, any_server=True)
+            if jobid is not None:
+                targets.append(jobid)
+    return targets
+
+
+def _owner(job: Job) -> Tuple[str, str]:
+    user, _, host = str(job.get("Job_Owner", "")).partition("@")
+    return user, host.lower()
+
+
+def refuse_before(app: Any, job: Job) -> bool:
+    """The registrations a ``before*`` dependency sends, refused as req_register refuses them:
+    an unknown job (PBSE_UNKJOBID), a finished one (PBSE_HISTDEPEND) or another owner's job
+    (svr_chk_owner: PBSE_PERM, a user may not make another's job wait for theirs).  As
+    post_doq does, the refusal is logged and the new job is aborted (F, substate 92, an ``A``
+    record) after its ``Q`` record; the submission itself succeeds.  Returns whether it was."""
+    jobid = job["_id"]
+    for target_id in before_targets(str(job.get("depend", "")), app.server_name):
+        target = app.state.jobs.get(target_id)
+        if target is not None and target.get("job_state") in st.HISTORY_STATES:
+            app.log.job(jobid, "%s Finished job did not satisfy dependency" % target_id)
+        elif target is None or _owner(target) != _owner(job):
+            app.log.job("%s@%s" % (jobid, app.server_name),
+                        "Dependency request for job rejected by %s" % target_id)
+        else:
+            continue
+        return True
+    return False
+
+
 def register(app: Any, job: Job, deps: List[Dep], queued_record: Callable[[], None]) -> None:
     """The queued job's dependencies, after its ``Job Queued`` line (j05p, j05y: the enqueue
     line shows the state before them).  Any ``after*`` dependency first puts the system hold
@@ -71,6 +110,10 @@ def register(app: Any, job: Job, deps: List[Dep], queued_record: Callable[[], No
     ``depend`` and the hold are set, before any A record of its deletion (k14f)."""
     server = app.server_name
     jobid = job["_id"]
+    if refuse_before(app, job):
+        queued_record()
+        _delete(app, job, None)
+        return
     if not deps:
         queued_record()
         return

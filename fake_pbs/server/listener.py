@@ -19,6 +19,7 @@ from fake_pbs.model.errors import PBSE_PROTOCOL, PbsError
 from fake_pbs.unixaccept import accept
 from fake_pbs.workers import Workers
 from fake_pbs.protocol import LineChannel
+from fake_pbs.server import privilege
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.handlers import Caller, Context, dispatch
 from fake_pbs.server.rawreply import send_reply
@@ -113,17 +114,16 @@ class Listener:
         except OSError:
             conn.close()
             return
-        manager = self.app.is_manager(uid)
-        operator = not manager and self.app.is_operator(uid)
         with self._count_lock:
             held = self._open.get(uid, 0)
-            if held >= MAX_PER_USER and not (manager or operator):
+            # only past the cap: who may hold more is asked of the server's lists as they are now
+            if held >= MAX_PER_USER and not any(privilege.levels_of_uid(self.app, uid)):
                 conn.close()
                 return
             self._open[uid] = held + 1
         conn.settimeout(None)
         try:
-            self._workers.spawn(self._serve, conn, pid, uid, gid, manager, operator)
+            self._workers.spawn(self._serve, conn, pid, uid, gid)
         except RuntimeError:  # no thread to be had: refuse this one, keep serving the rest
             self._release(uid)
             conn.close()
@@ -136,11 +136,11 @@ class Listener:
             else:
                 self._open.pop(uid, None)
 
-    def _serve(self, conn: socket.socket, pid: int, uid: int, gid: int,
-               manager: bool, operator: bool) -> None:
+    def _serve(self, conn: socket.socket, pid: int, uid: int, gid: int) -> None:
         channel = LineChannel(conn)
         try:
-            caller = Caller(uid, gid, pid, user_name(uid), self.app.host, manager, operator)
+            # no privilege here: dispatch grants each request its own (fake_pbs/server/privilege)
+            caller = Caller(uid, gid, pid, user_name(uid), self.app.host)
             ctx = Context(self.app, caller, conn.fileno())
             while True:
                 try:

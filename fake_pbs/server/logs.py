@@ -2,8 +2,14 @@
 
 Daemon log line: ``MM/DD/YYYY HH:MM:SS;<event %04x>;<daemon>;<class>;<object>;<message>``.
 Accounting line: ``MM/DD/YYYY HH:MM:SS;<type>;<jobid>;<message>``.  One file per local day.
+
+One record is one line, whatever a user put in a value (a job name, ``-A``, ``-P``, a path, a
+comment): control characters in the object and message fields are written as ``^X`` (as PBS's
+commands show them, show_nonprint_chars; DEL is ``^?``) and Unicode line separators as
+``<U+XXXX>``, so no value can end a record early or forge the next one.  Tabs stay.
 """
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -56,6 +62,21 @@ def _day(now: float) -> str:
     return _stamp_and_day(now)[1]
 
 
+_BREAKING = re.compile("[\x00-\x08\x0a-\x1f\x7f\x85\u2028\u2029]")
+
+
+def _shown(char: "re.Match[str]") -> str:
+    code = ord(char.group())
+    if code < 0x20:
+        return "^" + chr(code + 64)
+    return "^?" if code == 0x7F else "<U+%04X>" % code
+
+
+def one_line(text: str) -> str:
+    """``text`` with nothing in it that a reader of the log could take for a line break."""
+    return _BREAKING.sub(_shown, text) if _BREAKING.search(text) else text
+
+
 class DaemonLog:
     """Appends PBS-format lines to ``<directory>/YYYYMMDD``; ``mask`` filters event types."""
 
@@ -77,8 +98,8 @@ class DaemonLog:
         if not event & self._mask() & 0x7FFF:
             return
         when = self._clock() if now is None else now
-        line = "%s;%04x;%s;%s;%s;%s\n" % (_stamp(when), event & 0x7FFF, self.daemon, cls, obj,
-                                          message)
+        line = "%s;%04x;%s;%s;%s;%s\n" % (_stamp(when), event & 0x7FFF, self.daemon, cls,
+                                          one_line(obj), one_line(message))
         self._append(when, line)
 
     def lines(self, event: int, cls: str, obj: str, messages: Sequence[str]) -> None:
@@ -86,8 +107,9 @@ class DaemonLog:
         if not messages or not event & self._mask() & 0x7FFF:
             return
         when = self._clock()
-        head = "%s;%04x;%s;%s;%s;" % (_stamp(when), event & 0x7FFF, self.daemon, cls, obj)
-        self._append(when, "".join(head + message + "\n" for message in messages))
+        head = "%s;%04x;%s;%s;%s;" % (_stamp(when), event & 0x7FFF, self.daemon, cls,
+                                      one_line(obj))
+        self._append(when, "".join(head + one_line(message) + "\n" for message in messages))
 
     def job(self, jobid: str, message: str, event: int = JOB) -> None:
         self.write(event, JOBC, jobid, message)
@@ -120,7 +142,9 @@ class AccountingLog(DaemonLog):
 
     def record(self, kind: str, jobid: str, message: str) -> None:
         when = self._clock()
-        self._append(when, "%s;%s;%s;%s\n" % (_stamp(when), kind, jobid, message))
+        line = "%s;%s;%s;%s\n" % (_stamp(when), one_line(kind), one_line(jobid),
+                                  one_line(message))
+        self._append(when, line)
         if kind == "E" and self.usage_log is not None:
             usage = end_usage(message)
             if usage:

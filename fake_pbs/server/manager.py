@@ -94,16 +94,6 @@ def default_sched(server_name: str) -> AttrDict:
     return attrs
 
 
-def is_manager_name(entries: str, user: str, host: str) -> bool:
-    """Whether ``user@host`` matches the server's ``managers`` list (``user@*`` allowed)."""
-    for entry in qmgr_attrs.split_list(entries):
-        name, _, pattern = entry.partition("@")
-        if name == user and (pattern in ("", "*", host) or
-                             (pattern.startswith("*") and host.endswith(pattern[1:]))):
-            return True
-    return False
-
-
 # -- requests ------------------------------------------------------------------------------------
 
 def handle(managed: Managed, caller: Caller, op: str, args: Dict[str, Any]) -> Outcome:

@@ -7,6 +7,11 @@ what every user's ``qstat`` renders (issue 10), as PBS's server-side ECL checks 
 - ``Job_Name`` passes ECL's check_job_name at queuejob and modifyjob (verify_value_jobname:
   a digit may come first there): control characters and the like are 15014, a name over 230
   characters is 15173.
+- ``project`` (``-P``) is decoded by decode_project (attr_func.c): a name with any of
+  ``/[]";:|<>+,?*`` (ETLIM_INVALIDCHAR, pbs_entlim.h) is 15014.  PBS accepts every other
+  character, control characters included; the server's logs keep one record a line whatever
+  they hold (fake_pbs/server/logs.py), as they do for ``Account_Name`` (``-A``, decode_str:
+  anything goes).
 """
 import re
 from typing import Mapping
@@ -18,6 +23,7 @@ _LONG = re.compile(r"^[+-]?\d{1,19}$")
 # 31 Dec 9999 23:59:59 UTC: the last second ctime-style dates show with a four-digit year.
 LATEST = 253402300799
 EARLIEST = -(2 ** 31)
+_PROJECT_REFUSED = frozenset('/[]";:|<>+,?*')
 
 
 def check(attrs: Mapping[str, str]) -> None:
@@ -26,6 +32,9 @@ def check(attrs: Mapping[str, str]) -> None:
         text = str(when).strip()
         if not _LONG.match(text) or not EARLIEST <= int(text) <= LATEST:
             raise PbsError(PBSE_BADATVAL)
+    project = attrs.get("project")
+    if project is not None and _PROJECT_REFUSED.intersection(str(project).lstrip()):
+        raise PbsError(PBSE_BADATVAL)
     name = attrs.get("Job_Name")
     if name is not None:
         ecl.check_job_name(str(name), digit_first=True)

@@ -89,8 +89,13 @@ def _forget_on_moms(execs: Any, hosts: List[str]) -> None:
 def schedule(ctx: Context, request: Dict[str, Any]) -> Dict[str, int]:
     """Run one scheduling cycle now (fake-only; tests use it instead of waiting).
 
-    Unlocked: a cycle that preempts waits for its victims without the model lock.
+    Only a manager or operator may, as only they may ask PBS for a cycle (``qmgr -c 'set
+    server scheduling=true'``, an operator-writable attribute) or run a job (qrun): an
+    ordinary user's 15007.  Unlocked: a cycle that preempts waits for its victims without
+    the model lock.
     """
+    with ctx.app.state.lock:
+        require_manager(ctx)
     from fake_pbs.server.sched.loop import Scheduler
     scheduler = ctx.app.scheduler
     if isinstance(scheduler, Scheduler):

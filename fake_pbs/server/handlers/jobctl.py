@@ -10,8 +10,8 @@ from typing import Any, Dict, List, Optional
 from fake_pbs.model import job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADSTATE, PBSE_IVALREQ,
                                    PBSE_PERM, PBSE_UNKJOBID, PBSE_UNKQUE, PbsError)
-from fake_pbs.server import (accounting, execid, hookpoints, jobids, lifecycle, resourcing,
-                             valuecheck)
+from fake_pbs.server import (accounting, execid, hookpoints, jobids, lifecycle, queueacl,
+                             resourcing, valuecheck)
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.handlers.common import caller_level, find_job, require_owner
 from fake_pbs.server.handlers.registry import Context, handler
@@ -226,6 +226,10 @@ def movejob(ctx: Context, request: Dict[str, Any]) -> None:
     if job.get("job_state") not in (st.QUEUED, st.HELD, st.WAITING):
         raise PbsError(PBSE_BADSTATE)
     hookpoints.current().movejob(ctx.app, job, dest)
+    # svr_chkque's ACLs for the new queue; a manager's move is MOVE_TYPE_MgrMv (no ACL), an
+    # operator's is not (svr_movejob.c: the manager bits only)
+    queueacl.check(ctx.app, ctx.app.state.queues[dest], job,
+                   manager_move=ctx.caller.manager and not ctx.caller.operator)
     job["queue"] = dest
     job["qtime"] = str(ctx.app.now())
     lifecycle.touch(ctx.app, job)

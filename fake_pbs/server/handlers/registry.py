@@ -7,6 +7,7 @@ from typing import Any, Callable, Dict, Optional, Set, TYPE_CHECKING
 
 from fake_pbs.model.errors import PBSE_PROTOCOL, PBSE_UNKREQ, PbsError
 from fake_pbs.protocol import Message, ok
+from fake_pbs.server import privilege
 from fake_pbs.server.reqlog import ConnectionLog
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -14,14 +15,23 @@ if TYPE_CHECKING:  # pragma: no cover
 
 
 class Caller:
-    """Who sent a request: from SO_PEERCRED; ``host`` is the server host (local sockets)."""
+    """Who sent a request: from SO_PEERCRED; ``host`` is the server host (local sockets).
+
+    The privilege is the request's, not the connection's: :func:`dispatch` grants it afresh
+    before every handler from the server's lists as they are then (fake_pbs/server/privilege.py).
+    """
 
     def __init__(self, uid: int, gid: int, pid: int, user: str, host: str,
-                 manager: bool, operator: bool = False) -> None:
+                 manager: bool = False, operator: bool = False) -> None:
         self.uid, self.gid, self.pid = uid, gid, pid
-        # ``manager``: PBS's manager or operator privilege over jobs (any job, qrun, holds);
-        # ``operator``: that privilege comes from the operators list only (qmgr is limited).
-        self.user, self.host, self.manager = user, host, manager or operator
+        self.user, self.host = user, host
+        self.manager = self.operator = False
+        self.grant(manager, operator)
+
+    def grant(self, manager: bool, operator: bool) -> None:
+        """``manager``: PBS's manager or operator privilege over jobs (any job, qrun, holds);
+        ``operator``: that privilege comes from the operators list only (qmgr is limited)."""
+        self.manager = manager or operator
         self.operator = operator and not manager
 
     @property
@@ -78,9 +88,13 @@ def dispatch(ctx: Context, request: Dict[str, Any]) -> Message:
     if ctx.requests is not None:
         ctx.requests.request(op)
     try:
-        if op in UNLOCKED:
-            return ok(fn(ctx, request))
         with ctx.app.state.lock:
-            return ok(fn(ctx, request))
+            # PBS decides the requester's privilege for each request (svr_get_privilege), and
+            # its server ACL refuses the request before any handler looks at it.
+            ctx.caller.grant(*privilege.admit(ctx.app, ctx.caller.uid, ctx.caller.user,
+                                              acl_applies=op != "ping"))
+            if op not in UNLOCKED:
+                return ok(fn(ctx, request))
+        return ok(fn(ctx, request))
     except PbsError as err:
         return err.to_wire()

@@ -11,12 +11,12 @@ import re
 from typing import Any, Dict, Optional
 
 from fake_pbs import crashpoints
-from fake_pbs.model import job_attrs, states as st
+from fake_pbs.model import acl, job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADUSER, PBSE_IVALREQ, PBSE_MaxArraySize,
                                    PBSE_QUENODFLT, PBSE_QUNOENB, PBSE_UNKJOBID, PBSE_UNKQUE,
                                    PbsError)
-from fake_pbs.server import (accounting, depend, execid, hookpoints, jobids, lifecycle, resourcing,
-                             valuecheck)
+from fake_pbs.server import (accounting, depend, execid, hookpoints, jobids, lifecycle, queueacl,
+                             resourcing, valuecheck)
 from fake_pbs.server.handlers.common import caller_level, is_true
 from fake_pbs.server.handlers.registry import Context, handler
 
@@ -47,15 +47,15 @@ def resolve_queue(ctx: Context, requested: Optional[str]) -> str:
 
 
 def check_root(ctx: Context) -> None:
-    """Stock PBS refuses root's jobs (a12) unless listed in acl_roots; the fake allows root by
-    default and applies the stock rule once a manager sets ``acl_roots``."""
+    """Stock PBS refuses root's jobs (a12) unless ``acl_roots`` allows ``root@host``
+    (geteusernam.c set_objexid, a user ACL); the fake allows root by default and applies the
+    stock rule once a manager sets ``acl_roots``."""
     if ctx.caller.uid != 0:
         return
     roots = ctx.app.state.server.get("acl_roots")
     if roots is None:
         return
-    allowed = {r.strip().split("@")[0] for r in roots.split(",")}
-    if "root" not in allowed:
+    if not acl.check(roots, "root@%s" % ctx.app.host, acl.USER, ctx.app.host):
         raise PbsError(PBSE_BADUSER)
 
 
@@ -114,7 +114,9 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     seq = app.state.next_seq()
     check_root(ctx)
     valuecheck.check(attrs)
-    host = str(request.get("host") or app.host)
+    # The submit host is the connection's (every client is on the server's host), as PBS takes
+    # Job_Owner's and Submit_Host's from the authenticated connection, never from the request.
+    host = app.host
     cwd = str(request.get("cwd") or "/")
     destination = attrs.pop("queue", None)
     destination = attrs.pop("destination", None) or destination
@@ -166,6 +168,8 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     set_initial_state(app.now(), job)
     deps = depend.parse(job.get("depend", ""), app.server_name) if job.get("depend") else []
     hookpoints.current().queuejob(app, job)
+    # svr_chkque's ACL steps (fake_pbs/server/queueacl.py): after the queuejob hook, as in PBS
+    queueacl.check(app, app.state.queues.get(str(job["queue"]), {}), job)
     app.state.jobs[jobid] = job
     app.state.save_job(jobid)
     if is_array:
@@ -181,7 +185,7 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
 
     def queued_record() -> None:
         app.acct.record("Q", jobid, accounting.job_fields(job, "Q"))
-    if deps:
+    if job.get("depend"):  # after*: holds; before*: registrations PBS may refuse
         depend.register(app, job, deps, queued_record)
         app.state.save_job(jobid)
     else:
