@@ -31,6 +31,7 @@ from fake_pbs.mom.durable import read_json
 from fake_pbs.mom.faults import SLOW_START
 from fake_pbs.mom.job import MomJob
 from fake_pbs.mom.sisters import DropConnection, SisterJobs
+from fake_pbs.mom.tm import TaskManager
 from fake_pbs.protocol import LineChannel, Message, ok
 from fake_pbs.unixaccept import accept
 from fake_pbs.workers import Workers
@@ -80,6 +81,7 @@ class MomDaemon:
         self.stopping = threading.Event()
         self.listener: Optional[socket.socket] = None
         self.workers = Workers("mom-conn")  # one connection each, threads reused
+        self.tm = TaskManager(ctx, self._primary_spec, lambda jobid: jobid in self.sisters.jobs)
 
     # ---- life ----------------------------------------------------------------------------------
 
@@ -203,6 +205,8 @@ class MomDaemon:
             channel.close()
 
     def _dispatch(self, op: str, msg: Message) -> Any:
+        if op in ("tm_spawn", "task_start", "task_wait"):  # TM tasks: fake_pbs/mom/tm.py
+            return self.tm.handle(op, msg)
         if op == "signal":
             self._job(msg).send_signal(str(msg["signal"]))
             return None
@@ -263,6 +267,12 @@ class MomDaemon:
         if job is None:
             raise PbsError(PBSE_UNKJOBID)
         return job
+
+    def _primary_spec(self, jobid: str) -> Optional[Dict[str, Any]]:
+        """The start message's job object of a job this mom runs as primary, or None."""
+        with self.lock:
+            job = self.jobs.get(jobid)
+        return None if job is None or job.done else job.job
 
     def _count_jobs(self) -> None:
         """Tell the poll clock how many jobs the mom holds (an idle mom's polls sample

@@ -1,0 +1,149 @@
+"""PBS's task manager (TM) on a mom: spawn a task of a running job on one of its hosts, and
+tell when it ended (tm_spawn, tm_obit; OpenPBS src/lib/Libpbs/tm.c, src/resmom/mom_comm.c).
+
+The server forwards a job owner's ``tm_spawn`` {job, node, argv} to the job's primary mom,
+which picks the host of TM node ``node`` (one node per line of PBS_NODEFILE, in order), builds
+the task's launch record from the job's own (identity, umask, output files, environment) and
+starts it here or asks that host's mom (``task_start`` {job, launch}, a sister request).
+``task_wait`` {job, task, wait} answers {status} once the task has ended, else {status:
+null} after a bounded wait (the caller asks again).  Nothing the client sent but the argument
+vector reaches the task: the environment, directory and identity are the job's.
+"""
+import os
+from typing import Any, Dict, List, Mapping, Optional
+
+from fake_pbs import paths
+from fake_pbs.model.errors import PBSE_BADSTATE, PBSE_IVALREQ, PBSE_UNKJOBID, PbsError
+from fake_pbs.mom import siteenv, tasks
+from fake_pbs.mom.context import MomContext
+from fake_pbs.mom.durable import read_json
+from fake_pbs.mom.environment import nodefile_lines, parse_variable_list
+from fake_pbs.mom.sisters import sister_request
+
+# The task environment PBS's mom builds, in its order (transcript D06): PATH, the job's
+# Variable_List, then these from the job shell's environment; PBS_NODENUM and PBS_TASKNUM
+# are the task's own.  No PBS_NODEFILE, LOGNAME, USER or SHELL.
+_FROM_JOB = ("HOME", "PBS_JOBNAME", "PBS_JOBID", "PBS_QUEUE", "PBS_JOBCOOKIE")
+_AFTER = ("PBS_MOMPORT", "OMP_NUM_THREADS", "NCPUS", "PBS_ENVIRONMENT", "ENVIRONMENT")
+# PBS's tasks get the mom's PATH (/bin:/usr/bin); ``fake_pbs/bin`` comes first as for job
+# shells, so that pbs_tmrsh in a task reaches this cluster (docs/differences.md).
+TASK_PATH = "/bin:/usr/bin"
+MAX_WAIT = 30.0
+
+
+def task_hosts(job: Mapping[str, Any], primary: str) -> List[str]:
+    """The job's hosts in PBS_NODENUM order: the primary first, then each sister once."""
+    hosts = [primary]
+    for chunk in job.get("hosts") or []:
+        name = str(chunk["host"])
+        if name not in hosts:
+            hosts.append(name)
+    return hosts
+
+
+def task_environment(job: Mapping[str, Any], shell_env: Mapping[str, str], nodenum: int,
+                     tmpdir: str, cluster_home: str, site: Mapping[str, str]) -> Dict[str, str]:
+    """The environment of a task on host number ``nodenum`` (its PBS_TASKNUM is set when it
+    starts: tasks.start)."""
+
+    env: Dict[str, str] = dict(site)
+    env["PATH"] = "%s:%s" % (paths.bin_dir(), TASK_PATH)
+    attrs: Mapping[str, str] = job.get("attrs", {})
+    for name, val in parse_variable_list(attrs.get("Variable_List", "")):
+        env[name] = val
+    for name in _FROM_JOB:
+        if name in shell_env:
+            env[name] = shell_env[name]
+    env["PBS_NODENUM"] = str(nodenum)
+    env["PBS_TASKNUM"] = ""
+    for name in _AFTER:
+        if name in shell_env:
+            env[name] = shell_env[name]
+    env["TMPDIR"] = tmpdir
+    env["PBS_JOBDIR"] = shell_env.get("PBS_JOBDIR", shell_env.get("HOME", "/"))
+    env["FAKE_PBS_HOME"] = cluster_home
+    env.update(siteenv.per_host(tmpdir))
+    return env
+
+
+class TaskManager:
+    """The TM requests of one mom; ``primary_job(jobid)`` finds a job this mom runs as primary
+    (its spec), ``is_sister(jobid)`` tells whether it holds the job as a sister."""
+
+    def __init__(self, ctx: MomContext, primary_job: Any, is_sister: Any) -> None:
+        self.ctx = ctx
+        self._primary_job = primary_job
+        self._is_sister = is_sister
+
+    def handle(self, op: str, msg: Mapping[str, Any]) -> Any:
+        jobid = str(msg.get("job"))
+        if op == "tm_spawn":
+            return self.spawn(jobid, int(msg["node"]), [str(a) for a in msg["argv"]])
+        if op == "task_start":
+            return self.start_here(jobid, dict(msg["launch"]), primary=False)
+        if op == "task_wait":
+            timeout = min(MAX_WAIT, float(msg.get("wait", MAX_WAIT)))
+            jobdir = self.ctx.layout.job(jobid).dir
+            try:
+                return {"status": tasks.wait(jobdir, int(msg["task"]), timeout)}
+            except KeyError:
+                raise PbsError(PBSE_UNKJOBID)
+        raise PbsError(PBSE_IVALREQ)
+
+    def spawn(self, jobid: str, node: int, argv: List[str]) -> Dict[str, Any]:
+        job: Optional[Dict[str, Any]] = self._primary_job(jobid)
+        if job is None:
+            raise PbsError(PBSE_UNKJOBID)
+        if not argv:
+            raise PbsError(PBSE_IVALREQ)
+        jobdir = self.ctx.layout.job(jobid).dir
+        launch = read_json(jobdir / "launch.json")
+        if launch is None or (jobdir / "exit.json").exists():
+            raise PbsError(PBSE_BADSTATE)
+        nodes = nodefile_lines(list(job.get("hosts") or [{"host": self.ctx.host}]))
+        if not 0 <= node < len(nodes):
+            raise PbsError(PBSE_IVALREQ, "no TM node %d in job" % node)
+        host = nodes[node]
+        nodenum = task_hosts(job, self.ctx.host).index(host)
+        shell_env = {str(k): str(v) for k, v in dict(launch["env"]).items()}
+        task_launch = {
+            "jobid": jobid, "argv": argv, "cwd": str(shell_env.get("HOME") or "/"),
+            "sandbox": None, "uid": launch["uid"], "gid": launch["gid"], "user": launch["user"],
+            "drop_privileges": launch["drop_privileges"], "umask": launch["umask"],
+            "stdout": launch["stdout"], "stderr": launch["stderr"],
+            "env": task_environment(job, shell_env, nodenum, "", str(self.ctx.home),
+                                    siteenv.load(self.ctx.home)),
+        }
+        if host == self.ctx.host:
+            task_launch["env"]["TMPDIR"] = shell_env.get("TMPDIR", "")
+            task_launch["env"].update(siteenv.per_host(shell_env.get("TMPDIR", "")))
+            started = self.start_here(jobid, task_launch, primary=True)
+        else:
+            started = sister_request(self.ctx, host, "task_start", job=jobid,
+                                     launch=task_launch)
+        self.ctx.log.job(jobid, "task %08X spawned on %s" % (int(started["task"]), host),
+                         0x0100)
+        return {"task": int(started["task"]), "host": host, "nodenum": nodenum}
+
+    def start_here(self, jobid: str, launch: Dict[str, Any], primary: bool) -> Dict[str, Any]:
+        if not primary and not self._is_sister(jobid):
+            raise PbsError(PBSE_UNKJOBID)
+        layout = self.ctx.layout.job(jobid)
+        if not primary:
+            tmpdir = str(layout.tmpdir)
+            self._make_tmpdir(tmpdir, int(launch["uid"]), int(launch["gid"]))
+            launch["env"]["TMPDIR"] = tmpdir
+            launch["env"].update(siteenv.per_host(tmpdir))
+        try:
+            return tasks.start(layout.dir, str(self.ctx.layout.jobs), launch, primary)
+        except OSError as exc:
+            raise PbsError(PBSE_IVALREQ, "task did not start: %s" % exc)
+
+    def _make_tmpdir(self, path: str, uid: int, gid: int) -> None:
+        """The sister's TMPDIR of the job, as the primary makes its own (owner's, 0700)."""
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            return
+        if self.ctx.is_root:
+            os.chown(path, uid, gid)
