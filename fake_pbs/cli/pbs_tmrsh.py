@@ -32,6 +32,17 @@ def _myname() -> str:
         return ""
 
 
+def _for_remote_shell(command: List[str]) -> bool:
+    """Whether ``command`` is written for rsh's remote shell: MPICH's Hydra quotes its
+    proxy's path, Open MPI its daemon's name and arguments.  PBS's mom would
+    exec those names as they are and fail; the fake runs them as rsh does, with ``/bin/sh
+    -c`` and the words joined by spaces (docs/differences.md)."""
+    for word in command:
+        if word != word.strip() or (len(word) >= 2 and word[0] == word[-1] and word[0] in "\"'"):
+            return True
+    return len(command) == 1 and any(c in command[0] for c in " \t\n;|&")
+
+
 def _fail(name: str, text: str) -> int:
     sys.stderr.write("%s: %s\n" % (name, text))
     return 255
@@ -73,6 +84,8 @@ def body(argv: List[str], name: str = "pbs_tmrsh") -> int:
     if err or arg == len(argv) or host is None:
         _usage(name)
     command = argv[arg:]
+    if _for_remote_shell(command):
+        command = ["/bin/sh", "-c", " ".join(command)]
     if leanos.getenv("PBS_ENVIRONMENT") is None:
         return _fail(name, "not executing under PBS")
     jobid = leanos.getenv("PBS_JOBID")

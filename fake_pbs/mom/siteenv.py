@@ -8,9 +8,9 @@ MPI and Open MPI built without PBS support (docs/multinode.md).  A root mom read
 when it is root's and writable by no one else.
 
 Some settings depend on the host or the job, and a site file cannot say them: the mom adds
-them (:func:`per_host`, :func:`per_job`).  Two fake hosts are one machine, so Open MPI's
-session directories and shared-memory segments, named after the machine, must be kept
-apart per host: both go under the job's TMPDIR on that host.
+them (:func:`per_host`, :func:`per_job`): Open MPI's session directories go under the job's
+TMPDIR (removed with the job), and Open MPI, built here without PBS support, reads the
+job's hosts from PBS_NODEFILE.
 """
 import os
 import stat
@@ -31,6 +31,14 @@ def default_lines() -> List[str]:
         "I_MPI_HYDRA_BOOTSTRAP_EXEC=" + tmrsh,
         "OMPI_MCA_plm_rsh_agent=" + tmrsh,  # Open MPI 4
         "PRTE_MCA_plm_ssh_agent=" + tmrsh,  # Open MPI 5 (PRRTE)
+        # Every fake host is this machine: Open MPI's daemons and ranks talk over loopback
+        # (its other interfaces may not reach themselves, e.g. under gVisor).
+        "OMPI_MCA_oob_tcp_if_include=lo",
+        "OMPI_MCA_btl_tcp_if_include=lo",
+        # No shared-memory transport: two fake hosts' ranks name their vader segments alike
+        # (mpirun passes its own MCA settings to every orted, so a per-host backing
+        # directory does not reach them) and crash in MPI_Finalize.
+        "OMPI_MCA_btl=self,tcp",
     ]
 
 
@@ -65,12 +73,10 @@ def load(home: Path) -> Dict[str, str]:
 
 
 def per_host(tmpdir: str) -> Dict[str, str]:
-    """Open MPI's session directory and shared-memory backing files in this host's TMPDIR."""
+    """Open MPI's session directory in this host's TMPDIR."""
     if not tmpdir:
         return {}
-    return {"OMPI_MCA_orte_tmpdir_base": tmpdir,
-            "OMPI_MCA_btl_vader_backing_directory": tmpdir,
-            "PRTE_MCA_prte_tmpdir_base": tmpdir}
+    return {"OMPI_MCA_orte_tmpdir_base": tmpdir, "PRTE_MCA_prte_tmpdir_base": tmpdir}
 
 
 def per_job(nodefile: str) -> Dict[str, str]:
