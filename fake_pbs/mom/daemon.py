@@ -10,6 +10,8 @@ Requests (docs/internals.md §5; one JSON line each, see fake_pbs.protocol):
   ``shutdown`` {} are request/reply.
 - mom -> mom (sisters): ``join`` {job}, ``abort`` {job}, ``kill`` {job, signal},
   ``release`` {job, exit_status}.
+- TM tasks (fake_pbs/mom/tm.py): ``tm_spawn`` {job, node, argv} (server -> primary),
+  ``task_start`` {job, launch} (primary -> sister), ``task_wait`` {job, task, wait}.
 - shepherd -> mom: ``shepherd_exit`` {job} (a hint; the mom polls as well), only where the mom
   cannot watch the shepherd's exit itself (fake_pbs/mom/exitwatch.py).
 
