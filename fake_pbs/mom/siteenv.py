@@ -39,6 +39,9 @@ def default_lines() -> List[str]:
         # (mpirun passes its own MCA settings to every orted, so a per-host backing
         # directory does not reach them) and crash in MPI_Finalize.
         "OMPI_MCA_btl=self,tcp",
+        # A host named once in PBS_NODEFILE has one slot (mpiprocs=1), not this machine's
+        # core count (Open MPI's default for a host file line without slots=).
+        "OMPI_MCA_orte_set_default_slots=none",
     ]
 
 

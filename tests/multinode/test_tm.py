@@ -218,3 +218,39 @@ def test_qdel_mid_run_kills_every_rank(cluster: FakeCluster, kind: str) -> None:
     finally:
         for pid in processes_with(str(program)):
             os.kill(pid, 9)
+
+
+# ---- PSI/J's mpirun launcher -------------------------------------------------------------------
+
+def test_psij_mpirun_launcher_runs_ranks_on_both_hosts(cluster: FakeCluster, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """psij's ``mpirun`` launcher through ``pbspro`` with node_count=2: the job completes and
+    its ranks were started on both hosts (the PBS_NODENUM of each rank's parent, the daemon
+    pbs_tmrsh started there)."""
+    if shutil.which("mpirun") is None:
+        pytest.skip("mpirun is not installed (Debian's openmpi-bin or mpich)")
+    from datetime import timedelta
+
+    from psij import Job, JobAttributes, JobExecutor, JobSpec, JobState, ResourceSpecV1
+
+    from psijpbs.config import PBSProExecutorConfig
+
+    for name in ("FAKE_PBS_HOME", "PATH", "FAKE_PBS_AUTOSTART"):
+        monkeypatch.setenv(name, cluster.env[name])
+    work = Path(cluster.home) / "psij-work"
+    out = Path(cluster.home) / "psij-mpirun.out"
+    config = PBSProExecutorConfig(work_directory=work, queue_polling_interval=2,
+                                  min_queue_polling_interval=0.2,
+                                  initial_queue_polling_delay=0.2)
+    executor = JobExecutor.get_instance("pbspro", config=config)
+    env = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+    spec = JobSpec("/bin/sh", ["-c", "tr '\\0' '\\n' < /proc/$PPID/environ | grep ^PBS_NODENUM="],
+                   stdout_path=out, launcher="mpirun",
+                   environment=env if os.geteuid() == 0 else None,
+                   resources=ResourceSpecV1(node_count=2, processes_per_node=1),
+                   attributes=JobAttributes(duration=timedelta(minutes=5)))
+    job = Job(spec)
+    executor.submit(job)
+    status = job.wait(timeout=timedelta(seconds=180))
+    assert status is not None and status.state == JobState.COMPLETED, status
+    assert sorted(out.read_text().split()) == ["PBS_NODENUM=0", "PBS_NODENUM=1"]
