@@ -11,7 +11,7 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
-from typing import Iterator, List
+from typing import Dict, Iterator, List, Union
 
 import pytest
 
@@ -243,7 +243,8 @@ def test_psij_mpirun_launcher_runs_ranks_on_both_hosts(cluster: FakeCluster, tmp
                                   min_queue_polling_interval=0.2,
                                   initial_queue_polling_delay=0.2)
     executor = JobExecutor.get_instance("pbspro", config=config)
-    env = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+    env: Dict[str, Union[str, int]] = {"OMPI_ALLOW_RUN_AS_ROOT": "1",
+                                       "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
     spec = JobSpec("/bin/sh", ["-c", "tr '\\0' '\\n' < /proc/$PPID/environ | grep ^PBS_NODENUM="],
                    stdout_path=out, launcher="mpirun",
                    environment=env if os.geteuid() == 0 else None,
