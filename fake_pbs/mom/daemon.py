@@ -83,7 +83,7 @@ class MomDaemon:
         self.stopping = threading.Event()
         self.listener: Optional[socket.socket] = None
         self.workers = Workers("mom-conn")  # one connection each, threads reused
-        self.tm = TaskManager(ctx, self._primary_spec, lambda jobid: jobid in self.sisters.jobs)
+        self.tm = TaskManager(ctx, self._primary_spec, self.sisters.jobs.get)
 
     # ---- life ----------------------------------------------------------------------------------
 

@@ -68,7 +68,8 @@ def start(jobdir: Path, jobs_dir: str, launch: Dict[str, Any], primary: bool) ->
     env = dict(launch["env"])
     env["PBS_TASKNUM"] = "%08X" % task
     launch = dict(launch, env=env, mom_socket="", search_path=False)
-    launch["progname"] = find_program(str(launch["argv"][0]), env.get("PATH", ""))
+    program = str(launch.get("progname") or launch["argv"][0])
+    launch["progname"] = find_program(program, env.get("PATH", ""))
     write_json(taskdir / "launch.json", launch)
     report = launcher.shared(jobs_dir).start_shepherd(str(taskdir), START_TIMEOUT)
     record = read_json(taskdir / "shepherd.json")

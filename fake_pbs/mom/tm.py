@@ -13,8 +13,9 @@ import os
 from typing import Any, Dict, List, Mapping, Optional
 
 from fake_pbs import paths
-from fake_pbs.model.errors import PBSE_BADSTATE, PBSE_IVALREQ, PBSE_UNKJOBID, PbsError
-from fake_pbs.mom import siteenv, tasks
+from fake_pbs.model.errors import (PBSE_BADSTATE, PBSE_HOOK_REJECT, PBSE_IVALREQ, PBSE_UNKJOBID,
+                                   PbsError)
+from fake_pbs.mom import hookpoints, siteenv, tasks
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.durable import read_json
 from fake_pbs.mom.environment import nodefile_lines, parse_variable_list
@@ -68,12 +69,12 @@ def task_environment(job: Mapping[str, Any], shell_env: Mapping[str, str], noden
 
 class TaskManager:
     """The TM requests of one mom; ``primary_job(jobid)`` finds a job this mom runs as primary
-    (its spec), ``is_sister(jobid)`` tells whether it holds the job as a sister."""
+    (its spec), ``sister_job(jobid)`` one it holds as a sister (None otherwise)."""
 
-    def __init__(self, ctx: MomContext, primary_job: Any, is_sister: Any) -> None:
+    def __init__(self, ctx: MomContext, primary_job: Any, sister_job: Any) -> None:
         self.ctx = ctx
         self._primary_job = primary_job
-        self._is_sister = is_sister
+        self._sister_job = sister_job
 
     def handle(self, op: str, msg: Mapping[str, Any]) -> Any:
         jobid = str(msg.get("job"))
@@ -126,7 +127,8 @@ class TaskManager:
         return {"task": int(started["task"]), "host": host, "nodenum": nodenum}
 
     def start_here(self, jobid: str, launch: Dict[str, Any], primary: bool) -> Dict[str, Any]:
-        if not primary and not self._is_sister(jobid):
+        job = self._primary_job(jobid) if primary else self._sister_job(jobid)
+        if job is None:
             raise PbsError(PBSE_UNKJOBID)
         layout = self.ctx.layout.job(jobid)
         if not primary:
@@ -134,6 +136,19 @@ class TaskManager:
             self._make_tmpdir(tmpdir, int(launch["uid"]), int(launch["gid"]))
             launch["env"]["TMPDIR"] = tmpdir
             launch["env"].update(siteenv.per_host(tmpdir))
+        # PBS's start_process runs execjob_launch for a TM task too (start_exec.c): a reject
+        # fails the spawn; progname, argv and env may be changed.
+        argv = [str(a) for a in launch["argv"]]
+        result = hookpoints.execjob_launch(self.ctx.site(primary), job, argv[0], argv,
+                                           dict(launch["env"]))
+        if not result.accept:
+            raise PbsError(PBSE_HOOK_REJECT, result.message or "execjob_launch hook rejected")
+        if result.argv is not None:
+            launch["argv"] = list(result.argv)
+        if result.env is not None:
+            launch["env"] = dict(result.env)
+        if result.progname is not None:
+            launch["progname"] = result.progname
         try:
             return tasks.start(layout.dir, str(self.ctx.layout.jobs), launch, primary)
         except OSError as exc:

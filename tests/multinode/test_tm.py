@@ -255,3 +255,24 @@ def test_psij_mpirun_launcher_runs_ranks_on_both_hosts(cluster: FakeCluster, tmp
     status = job.wait(timeout=timedelta(seconds=180))
     assert status is not None and status.state == JobState.COMPLETED, status
     assert sorted(out.read_text().split()) == ["PBS_NODENUM=0", "PBS_NODENUM=1"]
+
+
+def test_execjob_launch_runs_for_each_task(cluster: FakeCluster) -> None:
+    """start_exec.c start_process: execjob_launch runs for a TM task on the host that starts
+    it; its env changes reach the task and its reject fails the spawn (pbs_tmrsh: 255)."""
+    body = ("e.env['TASK_MARK'] = 'from-' + pbs.get_local_nodename()\n"
+            "if 'forbidden' in e.argv:\n"
+            "    e.reject('no forbidden tasks')\n")
+    cluster.hook("tasklaunch", "execjob_launch", body)
+    try:
+        text = run_job(cluster, "\n".join([
+            "pbs_tmrsh node2 sh -c 'echo mark $TASK_MARK'",
+            "pbs_tmrsh node2 /bin/echo forbidden",
+            "echo rc=$?",
+        ]), *SELECT2)
+    finally:
+        cluster.call("manager", command="delete", objtype="hook", name="tasklaunch", attrs=[])
+    lines = text.splitlines()
+    assert "mark from-node2" in lines, text
+    assert "rc=255" in lines and "forbidden" not in lines, text
+    assert 'pbs_tmrsh: tm_spawn: host "node2" err TM_ESYSTEM' in lines, text
