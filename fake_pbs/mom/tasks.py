@@ -96,11 +96,11 @@ def wait(jobdir: Path, task: int, timeout: float) -> Optional[int]:
 
 
 def signal_all(jobdir: Path, signum: int) -> int:
-    """``signum`` to the session of every task of the job still running on this host."""
+    """``signum`` to the session of every task of the job on this host.  A task whose leader
+    has ended may have left members of its session (Open MPI's orted outlives the shell that
+    started it on a SIGTERM): the session is signalled all the same."""
     count = 0
     for taskdir in _task_dirs(jobdir):
-        if (taskdir / "exit.json").exists():
-            continue
         pid = int((read_json(taskdir / "shepherd.json") or {}).get("pid", 0))
         if pid > 0:
             count += signal_session(pid, signum)

@@ -204,19 +204,29 @@ def test_mpiexec_runs_two_ranks_under_each_host(cluster: FakeCluster, kind: str)
     assert "sum 10" in lines and "rc=0" in lines, text
 
 
+@pytest.mark.parametrize("how", ["qdel", "walltime"])
 @pytest.mark.parametrize("kind", sorted(MPIS))
-def test_qdel_mid_run_kills_every_rank(cluster: FakeCluster, kind: str) -> None:
+def test_job_end_mid_run_kills_every_rank(cluster: FakeCluster, kind: str, how: str) -> None:
+    """Deleting the job, or its walltime, ends every rank and MPI daemon on every host."""
     program = _mpi_program(kind, Path(cluster.home))
-    workdir = Path(cluster.home) / ("mpikill-" + kind)
+    workdir = Path(cluster.home) / ("mpikill-%s-%s" % (kind, how))
     workdir.mkdir()
-    jobid = cluster.qsub(_mpiexec(kind, program, "spin"), *SELECT2, cwd=str(workdir))
+    limit = ["-l", "walltime=00:00:15"] if how == "walltime" else []
+    jobid = cluster.qsub(_mpiexec(kind, program, "spin"), *SELECT2, *limit, cwd=str(workdir))
+
+    def daemons() -> List[int]:
+        return [pid for host in ("node1", "node2") for pid in processes_with(
+            "%s/mom_priv/%s/tmp/pbs.%s\0" % (cluster.home, host, jobid))]
     try:
         assert wait_until(lambda: len(processes_with(str(program))) >= 4, 90.0)
-        cluster.sh("qdel", jobid)
+        if how == "qdel":
+            cluster.sh("qdel", jobid)
         cluster.wait(jobid, "F", 90.0)
         assert wait_until(lambda: not processes_with(str(program)), 30.0)
+        # nor any MPI daemon of the job (Open MPI's orted names the job's TMPDIR)
+        assert wait_until(lambda: not daemons(), 30.0)
     finally:
-        for pid in processes_with(str(program)):
+        for pid in processes_with(str(program)) + daemons():
             os.kill(pid, 9)
 
 
