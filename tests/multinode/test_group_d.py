@@ -20,6 +20,8 @@ import pytest
 
 from fake_pbs.testing import FakeCluster
 
+from .rig import started_cluster
+
 DATA = Path(__file__).resolve().parents[1] / "data" / "fidelity" / "openpbs-23.06.06-resv"
 
 # capture.sh's mkd bodies (the job scripts), by case.
@@ -68,14 +70,7 @@ def normalize(text: str, home: str) -> str:
 
 @pytest.fixture(scope="module")
 def vm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeCluster]:
-    home = tmp_path_factory.mktemp("groupd")
-    home.chmod(0o755)
-    rig = FakeCluster(home, "vm", [{"name": "vm", "ncpus": 2, "mem": "1gb", "ngpus": 0}])
-    rig.start()
-    try:
-        yield rig
-    finally:
-        rig.stop()
+    yield from started_cluster(tmp_path_factory, "groupd", ("vm",))
 
 
 def run_case(vm: FakeCluster, case: str) -> Tuple[str, str, str]:

@@ -1,16 +1,19 @@
 """Parsl's HighThroughputExecutor with PBSProProvider (nodes_per_block=2, place=scatter) and
 MpiExecLauncher gets workers on both fake hosts (issue 23).  Skipped where Parsl or mpiexec is
 not installed (``pip install parsl``; Debian's openmpi-bin or mpich)."""
+import importlib
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Iterator, List
+from typing import Any, Iterator, List
 
 import pytest
 
 from fake_pbs.testing import FakeCluster
+
+from .rig import started_cluster
 
 HOST_DAEMONS = (b"orted", b"hydra_pmi_proxy")
 
@@ -38,15 +41,7 @@ def launching_host() -> str:
 
 @pytest.fixture
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeCluster]:
-    home = tmp_path_factory.mktemp("parsl")
-    home.chmod(0o755)
-    rig = FakeCluster(home, "vm", [{"name": h, "ncpus": 2, "mem": "1gb", "ngpus": 0}
-                                   for h in ("node1", "node2")])
-    rig.start()
-    try:
-        yield rig
-    finally:
-        rig.stop()
+    yield from started_cluster(tmp_path_factory, "parsl")
 
 
 def test_parsl_htex_mpiexec_launcher_gets_workers_on_both_hosts(
@@ -54,10 +49,11 @@ def test_parsl_htex_mpiexec_launcher_gets_workers_on_both_hosts(
     parsl = pytest.importorskip("parsl", reason="Parsl is not installed (pip install parsl)")
     if shutil.which("mpiexec") is None:
         pytest.skip("mpiexec is not installed (Debian's openmpi-bin or mpich)")
-    from parsl.config import Config
-    from parsl.executors import HighThroughputExecutor
-    from parsl.launchers import MpiExecLauncher
-    from parsl.providers import PBSProProvider
+    # Through importlib: Parsl is optional (and untyped), mypy need not find it.
+    Config: Any = importlib.import_module("parsl.config").Config
+    HighThroughputExecutor: Any = importlib.import_module("parsl.executors").HighThroughputExecutor
+    MpiExecLauncher: Any = importlib.import_module("parsl.launchers").MpiExecLauncher
+    provider_class: Any = importlib.import_module("parsl.providers").PBSProProvider
 
     for name in ("FAKE_PBS_HOME", "PATH", "FAKE_PBS_AUTOSTART"):
         monkeypatch.setenv(name, cluster.env[name])
@@ -70,7 +66,7 @@ def test_parsl_htex_mpiexec_launcher_gets_workers_on_both_hosts(
         init.append("export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1")
     config = Config(run_dir=str(run_dir), executors=[HighThroughputExecutor(
         label="pbs_mpi", address="127.0.0.1", max_workers_per_node=1,
-        provider=PBSProProvider(
+        provider=provider_class(
             nodes_per_block=2, cpus_per_node=1, init_blocks=1, min_blocks=1, max_blocks=1,
             scheduler_options="#PBS -l place=scatter", walltime="00:05:00",
             worker_init="; ".join(init), launcher=MpiExecLauncher(overrides=_overrides())))])

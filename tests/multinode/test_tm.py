@@ -17,21 +17,15 @@ import pytest
 
 from fake_pbs.testing import FakeCluster
 
+from .rig import started_cluster
+
 HERE = Path(__file__).resolve().parent
 SELECT2 = ("-l", "select=2:ncpus=2:mpiprocs=2", "-l", "place=scatter")
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeCluster]:
-    home = tmp_path_factory.mktemp("multinode")
-    home.chmod(0o755)
-    rig = FakeCluster(home, "vm", [{"name": h, "ncpus": 2, "mem": "1gb", "ngpus": 0}
-                                   for h in ("node1", "node2")])
-    rig.start()
-    try:
-        yield rig
-    finally:
-        rig.stop()
+    yield from started_cluster(tmp_path_factory, "multinode")
 
 
 def run_job(cluster: FakeCluster, body: str, *options: str, timeout: float = 90.0) -> str:
