@@ -22,6 +22,8 @@ from fake_pbs.testing import FakeCluster
 
 from .rig import started_cluster
 
+pytestmark = pytest.mark.cluster  # starts its own cluster (docs/testing.md)
+
 DATA = Path(__file__).resolve().parents[1] / "data" / "fidelity" / "openpbs-23.06.06-resv"
 
 # capture.sh's mkd bodies (the job scripts), by case.

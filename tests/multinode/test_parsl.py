@@ -15,6 +15,8 @@ from fake_pbs.testing import FakeCluster
 
 from .rig import started_cluster
 
+pytestmark = pytest.mark.cluster  # starts its own cluster (docs/testing.md)
+
 HOST_DAEMONS = (b"orted", b"hydra_pmi_proxy")
 
 

@@ -19,6 +19,8 @@ from fake_pbs.testing import FakeCluster
 
 from .rig import started_cluster
 
+pytestmark = pytest.mark.cluster  # starts its own cluster (docs/testing.md)
+
 HERE = Path(__file__).resolve().parent
 SELECT2 = ("-l", "select=2:ncpus=2:mpiprocs=2", "-l", "place=scatter")
 
