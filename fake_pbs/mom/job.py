@@ -22,7 +22,7 @@ from fake_pbs import crashpoints
 from fake_pbs.model.errors import (PBSE_HOOK_REJECT, PBSE_HOOK_REJECT_DELETEJOB,
                                    PBSE_HOOK_REJECT_RERUNJOB, PBSE_HOOKERROR, PBSE_UNKSIG,
                                    PbsError)
-from fake_pbs.mom import exitwatch, hookpoints, hookshep, launcher, tasks, vnodemap
+from fake_pbs.mom import exitwatch, hookpoints, hookshep, launcher, tasks, tm, vnodemap
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.delivery import Report, append_as_owner, deliver
 from fake_pbs.mom.durable import read_json, write_json
@@ -711,10 +711,11 @@ class MomJob:
         # when nothing of the session is left, which spares a scan of /proc (~4 ms).
         if sid > 0 and not record.get("session_empty"):
             signal_session(sid, signal.SIGKILL)
-        tasks.kill_all(self.files.dir)  # pbsdsh / pbs_tmrsh tasks on this host (mom/tasks.py)
         shepherd = self._shepherd_record() or {}
         start = float(shepherd.get("start_time", record.get("end_time", 0)))
-        cput = float(record.get("cput", 0)) + tasks.usage(self.files.dir)  # + TM tasks'
+        # The job's TM tasks (pbsdsh, pbs_tmrsh) end with it, here and on its sisters; their
+        # CPU time is the job's too (fake_pbs/mom/tm.py).
+        cput = float(record.get("cput", 0)) + tm.tasks_cput(self.ctx, self.files.dir, jobid)
         used = resources_used(self.job.get("attrs", {}), cput,
                               int(record.get("maxrss_kb", 0)),
                               float(record.get("end_time", start)) - start)

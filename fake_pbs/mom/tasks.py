@@ -21,6 +21,7 @@ from fake_pbs.mom.procs import signal_session
 TASKS = "tasks"
 START_TIMEOUT = 30.0
 WAIT_POLL = 0.05
+FINISH_WAIT = 2.0  # how long the job's end waits for killed tasks' exit records
 # PBS numbers a job's tasks per host from TM_INIT_TASK (1): task 1 on the primary is the job
 # shell, so the first spawned task there is 00000002 (transcripts D01, D08).
 FIRST_TASK = 1
@@ -110,6 +111,33 @@ def signal_all(jobdir: Path, signum: int) -> int:
 def kill_all(jobdir: Path) -> int:
     """End every task of the job on this host (PBS's kill_job: nothing outlives the job)."""
     return signal_all(jobdir, int(signal.SIGKILL))
+
+
+def finish_all(jobdir: Path, wait_seconds: float = FINISH_WAIT) -> float:
+    """End every task of the job on this host and return their CPU seconds, once each has
+    its exit record (or after ``wait_seconds``: a task that does not die is not counted)."""
+    if kill_all(jobdir) == 0 and all((d / "exit.json").exists() for d in _task_dirs(jobdir)):
+        return usage(jobdir)
+    deadline = time.monotonic() + wait_seconds
+    while time.monotonic() < deadline:
+        if all((d / "exit.json").exists() for d in _task_dirs(jobdir)):
+            break
+        time.sleep(WAIT_POLL)
+    return usage(jobdir)
+
+
+def note_sister(jobdir: Path, host: str) -> None:
+    """Remember on the primary that a task of the job ran on sister ``host``."""
+    (tasks_dir(jobdir)).mkdir(parents=True, exist_ok=True)
+    (tasks_dir(jobdir) / ("on-" + host)).touch()
+
+
+def sisters_used(jobdir: Path) -> List[str]:
+    try:
+        names = os.listdir(str(tasks_dir(jobdir)))
+    except OSError:
+        return []
+    return sorted(name[3:] for name in names if name.startswith("on-"))
 
 
 def usage(jobdir: Path) -> float:

@@ -10,6 +10,7 @@ null} after a bounded wait (the caller asks again).  Nothing the client sent but
 vector reaches the task: the environment, directory and identity are the job's.
 """
 import os
+from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional
 
 from fake_pbs import paths
@@ -82,6 +83,8 @@ class TaskManager:
             return self.spawn(jobid, int(msg["node"]), [str(a) for a in msg["argv"]])
         if op == "task_start":
             return self.start_here(jobid, dict(msg["launch"]), primary=False)
+        if op == "task_usage":  # the job ends: end its tasks here, report their CPU time
+            return {"cput": tasks.finish_all(self.ctx.layout.job(jobid).dir)}
         if op == "task_wait":
             timeout = min(MAX_WAIT, float(msg.get("wait", MAX_WAIT)))
             jobdir = self.ctx.layout.job(jobid).dir
@@ -120,6 +123,7 @@ class TaskManager:
             task_launch["env"].update(siteenv.per_host(shell_env.get("TMPDIR", "")))
             started = self.start_here(jobid, task_launch, primary=True)
         else:
+            tasks.note_sister(jobdir, host)
             started = sister_request(self.ctx, host, "task_start", job=jobid,
                                      launch=task_launch)
         self.ctx.log.job(jobid, "task %08X spawned on %s" % (int(started["task"]), host),
@@ -162,3 +166,15 @@ class TaskManager:
             return
         if self.ctx.is_root:
             os.chown(path, uid, gid)
+
+
+def tasks_cput(ctx: MomContext, jobdir: Path, jobid: str) -> float:
+    """At the job's end on the primary: end its tasks here and on each sister that ran one,
+    and return their CPU seconds (PBS's sisters report their tasks' usage to the primary)."""
+    total = tasks.finish_all(jobdir)
+    for host in tasks.sisters_used(jobdir):
+        try:
+            total += float(sister_request(ctx, host, "task_usage", job=jobid)["cput"])
+        except (PbsError, KeyError, TypeError, ValueError):
+            ctx.log.job(jobid, "no task usage from sister %s" % host, 0x0001)
+    return total

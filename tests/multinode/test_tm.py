@@ -282,3 +282,16 @@ def test_execjob_launch_runs_for_each_task(cluster: FakeCluster) -> None:
     assert "mark from-node2" in lines, text
     assert "rc=255" in lines and "forbidden" not in lines, text
     assert 'pbs_tmrsh: tm_spawn: host "node2" err TM_ESYSTEM' in lines, text
+
+
+def test_sister_task_cpu_time_counts_in_resources_used(cluster: FakeCluster) -> None:
+    """A task's CPU time is the job's (resources_used.cput), on a sister too: PBS's sisters
+    report their tasks' usage to the primary (mom_comm.c, IM_UPDATE_JOB / obit)."""
+    work = "import sys; sys.exit(sum(range(40000000)) % 2)"  # ~1.5 s of CPU, whatever the load
+    workdir = Path(cluster.home) / "cput"
+    workdir.mkdir()
+    jobid = cluster.qsub("pbs_tmrsh node2 %s -c '%s'" % (shutil.which("python3"), work),
+                         *SELECT2, cwd=str(workdir))
+    attrs = cluster.wait(jobid, "F", 120.0)
+    hours, minutes, seconds = (int(x) for x in attrs["resources_used.cput"].split(":"))
+    assert hours * 3600 + minutes * 60 + seconds >= 1, attrs["resources_used.cput"]
