@@ -11,7 +11,8 @@ Requests (docs/internals.md §5; one JSON line each, see fake_pbs.protocol):
 - mom -> mom (sisters): ``join`` {job}, ``abort`` {job}, ``kill`` {job, signal},
   ``release`` {job, exit_status}.
 - TM tasks (fake_pbs/mom/tm.py): ``tm_spawn`` {job, node, argv} (server -> primary),
-  ``task_start`` {job, launch} (primary -> sister), ``task_wait`` {job, task, wait}.
+  ``task_start`` {job, launch} and ``task_usage`` {job} (primary -> sister), ``task_wait``
+  {job, task, wait}.
 - shepherd -> mom: ``shepherd_exit`` {job} (a hint; the mom polls as well), only where the mom
   cannot watch the shepherd's exit itself (fake_pbs/mom/exitwatch.py).
 
@@ -33,7 +34,7 @@ from fake_pbs.mom.durable import read_json
 from fake_pbs.mom.faults import SLOW_START
 from fake_pbs.mom.job import MomJob
 from fake_pbs.mom.sisters import DropConnection, SisterJobs
-from fake_pbs.mom.tm import TaskManager
+from fake_pbs.mom.tm import TM_OPS, TaskManager
 from fake_pbs.protocol import LineChannel, Message, ok
 from fake_pbs.unixaccept import accept
 from fake_pbs.workers import Workers
@@ -207,7 +208,7 @@ class MomDaemon:
             channel.close()
 
     def _dispatch(self, op: str, msg: Message) -> Any:
-        if op in ("tm_spawn", "task_start", "task_wait"):  # TM tasks: fake_pbs/mom/tm.py
+        if op in TM_OPS:  # TM tasks: fake_pbs/mom/tm.py
             return self.tm.handle(op, msg)
         if op == "signal":
             self._job(msg).send_signal(str(msg["signal"]))

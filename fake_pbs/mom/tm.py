@@ -31,6 +31,7 @@ _AFTER = ("PBS_MOMPORT", "OMP_NUM_THREADS", "NCPUS", "PBS_ENVIRONMENT", "ENVIRON
 # shells, so that pbs_tmrsh in a task reaches this cluster (docs/differences.md).
 TASK_PATH = "/bin:/usr/bin"
 MAX_WAIT = 30.0
+TM_OPS = frozenset(("tm_spawn", "task_start", "task_wait", "task_usage"))  # TaskManager.handle
 
 
 def task_hosts(job: Mapping[str, Any], primary: str) -> List[str]:

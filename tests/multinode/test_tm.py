@@ -290,7 +290,8 @@ def test_sister_task_cpu_time_counts_in_resources_used(cluster: FakeCluster) -> 
     work = "import sys; sys.exit(sum(range(40000000)) % 2)"  # ~1.5 s of CPU, whatever the load
     workdir = Path(cluster.home) / "cput"
     workdir.mkdir()
-    jobid = cluster.qsub("pbs_tmrsh node2 %s -c '%s'" % (shutil.which("python3"), work),
+    sister = "$(tail -n 1 $PBS_NODEFILE)"  # the primary's lines come first
+    jobid = cluster.qsub("pbs_tmrsh %s %s -c '%s'" % (sister, shutil.which("python3"), work),
                          *SELECT2, cwd=str(workdir))
     attrs = cluster.wait(jobid, "F", 120.0)
     hours, minutes, seconds = (int(x) for x in attrs["resources_used.cput"].split(":"))
