@@ -8,6 +8,7 @@ once every obit came (1 for usage and set-up errors, 2 when polling fails).
 """
 from __future__ import annotations
 
+import signal
 import sys
 
 from fake_pbs import leanos
@@ -29,6 +30,18 @@ USAGE = ("Usage: %(n)s [-c copies][-s][-v][-o] -- program [args...]\n"
 FIRST_EVENT = 2  # tm_init took event 1 (D03: the first spawn is "event 2")
 
 
+class _Bailout(Exception):
+    """pbsdsh got SIGHUP, SIGINT or SIGTERM (its bailout handler)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _bailout(signum: int, frame: object) -> None:
+    raise _Bailout(signum)
+
+
 class _Run:
     """pbsdsh's wait_for_task bookkeeping: spawned tasks and the obits awaited."""
 
@@ -36,6 +49,13 @@ class _Run:
         self.jobid, self.verbose, self.no_obit = jobid, verbose, no_obit
         self.spawned: Dict[int, Tuple[str, int]] = {}  # index -> (host, task): spawn unpolled
         self.obits: Dict[int, Tuple[str, int]] = {}
+
+    def kill_all(self, signum: int) -> None:
+        """pbsdsh's bailout: tm_kill every task not known to have ended, then exit 1."""
+        for host, task in list(self.spawned.values()) + list(self.obits.values()):
+            print("pbsdsh: killing task 0x%08X signal %d" % (task, signum))
+            tmcalls.kill(self.jobid, host, task, signum)
+        sys.stdout.flush()
 
     def wait(self) -> None:
         while self.spawned or self.obits:
@@ -105,11 +125,23 @@ def body(argv: List[str]) -> int:
     else:
         start, stop = 0, numnodes
     run = _Run(jobid, verbose, no_obit)
+    for signum in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _bailout)
+    try:
+        return _spawn_and_wait(name, run, start, stop, numnodes, list(args), verbose, sync)
+    except _Bailout as bail:
+        run.kill_all(bail.signum)
+        return 1
+
+
+def _spawn_and_wait(name: str, run: _Run, start: int, stop: int, numnodes: int,
+                    args: List[str], verbose: bool, sync: bool) -> int:
     event = FIRST_EVENT
+    jobid = run.jobid
     for index in range(stop - start):
         node = (start + index) % numnodes
         try:
-            run.spawned[index] = tmcalls.spawn(jobid, node, list(args))
+            run.spawned[index] = tmcalls.spawn(jobid, node, args)
         except tmcalls.TmError as exc:
             sys.stderr.write("%s: spawn failed on node %d err %s\n" % (name, node, exc.name))
             continue

@@ -87,6 +87,15 @@ def obit(jobid: str, host: str, task: int, timeout: float) -> Optional[int]:
     return None if status is None else int(status)
 
 
+def kill(jobid: str, host: str, task: int, signum: int) -> None:
+    """tm_kill: ``signum`` to the task (errors ignored, as pbsdsh ignores them)."""
+    common.drop_channel()  # a signal may have cut the previous request short
+    try:
+        common.request("tm_kill", id=jobid, host=host, task=task, signal=signum)
+    except (PbsError, OSError):
+        pass
+
+
 def wait_any(jobid: str, pending: Dict[int, Tuple[str, int]]) -> Tuple[int, int]:
     """Wait until one of ``pending`` (index -> (host, task)) ends: (index, exit status)."""
     while True:

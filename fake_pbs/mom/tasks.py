@@ -108,6 +108,15 @@ def signal_all(jobdir: Path, signum: int) -> int:
     return count
 
 
+def signal_task(jobdir: Path, task: int, signum: int) -> int:
+    """``signum`` to the session of one task (PBS's tm_kill); KeyError if there is no such."""
+    taskdir = tasks_dir(jobdir) / ("%08d" % int(task))
+    record = read_json(taskdir / "shepherd.json")
+    if record is None:
+        raise KeyError("no task %d" % task)
+    return signal_session(int(record.get("pid", 0)), signum) if record.get("pid") else 0
+
+
 def kill_all(jobdir: Path) -> int:
     """End every task of the job on this host (PBS's kill_job: nothing outlives the job)."""
     return signal_all(jobdir, int(signal.SIGKILL))

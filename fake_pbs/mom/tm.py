@@ -31,7 +31,8 @@ _AFTER = ("PBS_MOMPORT", "OMP_NUM_THREADS", "NCPUS", "PBS_ENVIRONMENT", "ENVIRON
 # shells, so that pbs_tmrsh in a task reaches this cluster (docs/differences.md).
 TASK_PATH = "/bin:/usr/bin"
 MAX_WAIT = 30.0
-TM_OPS = frozenset(("tm_spawn", "task_start", "task_wait", "task_usage"))  # TaskManager.handle
+TM_OPS = frozenset(("tm_spawn", "task_start", "task_wait", "task_usage",
+                    "task_kill"))  # TaskManager.handle's requests
 
 
 def task_hosts(job: Mapping[str, Any], primary: str) -> List[str]:
@@ -84,6 +85,13 @@ class TaskManager:
             return self.spawn(jobid, int(msg["node"]), [str(a) for a in msg["argv"]])
         if op == "task_start":
             return self.start_here(jobid, dict(msg["launch"]), primary=False)
+        if op == "task_kill":  # tm_kill: a signal to one task's session
+            try:
+                tasks.signal_task(self.ctx.layout.job(jobid).dir, int(msg["task"]),
+                                  int(msg["signal"]))
+            except KeyError:
+                raise PbsError(PBSE_UNKJOBID)
+            return None
         if op == "task_usage":  # the job ends: end its tasks here, report their CPU time
             return {"cput": tasks.finish_all(self.ctx.layout.job(jobid).dir)}
         if op == "task_wait":

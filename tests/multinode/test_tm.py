@@ -296,3 +296,35 @@ def test_sister_task_cpu_time_counts_in_resources_used(cluster: FakeCluster) -> 
     attrs = cluster.wait(jobid, "F", 120.0)
     hours, minutes, seconds = (int(x) for x in attrs["resources_used.cput"].split(":"))
     assert hours * 3600 + minutes * 60 + seconds >= 1, attrs["resources_used.cput"]
+
+
+def test_pbsdsh_signalled_kills_its_tasks(cluster: FakeCluster) -> None:
+    """pbsdsh.c bailout: on SIGTERM it prints ``killing task 0x<task id> signal 15`` for each
+    task, tm_kills them (on every host) and exits 1."""
+    import signal
+
+    marker = "32%d" % (os.getpid() % 1000)
+    workdir = Path(cluster.home) / "pbsdsh-kill"
+    workdir.mkdir()
+    workdir.chmod(0o777)
+    out = workdir / "out"
+    jobid = cluster.qsub("pbsdsh -- sleep %s & echo $! > %s/pid; wait $!; echo rc=$?; "
+                         "sleep 60" % (marker, workdir), "-o", str(out), "-j", "oe", *SELECT2,
+                         cwd=str(workdir))
+    try:
+        assert wait_until(lambda: len(processes_with("sleep\0" + marker, True)) == 4, 60.0)
+        os.kill(int((workdir / "pid").read_text()), signal.SIGTERM)
+        assert wait_until(lambda: not processes_with("sleep\0" + marker, True), 20.0)
+        assert cluster.job(jobid)["job_state"] == "R"  # the tasks ended, not the job
+    finally:
+        cluster.run(["qdel", jobid])
+        for pid in processes_with("sleep\0" + marker, True):
+            os.kill(pid, 9)
+    cluster.wait(jobid, "F", 60.0)
+    lines = out.read_text().splitlines()
+    assert sorted(line for line in lines if "killing" in line) == [
+        "pbsdsh: killing task 0x00000001 signal 15", "pbsdsh: killing task 0x00000002 signal 15",
+        "pbsdsh: killing task 0x00000002 signal 15", "pbsdsh: killing task 0x00000003 signal 15"]
+    # (task ids per host: 2 and 3 on the primary, where the job shell is task 1; 1 and 2 on
+    # the sister)
+    assert "rc=1" in lines

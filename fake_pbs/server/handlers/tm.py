@@ -1,4 +1,4 @@
-"""``tm_spawn``, ``tm_obit``: the task manager requests of ``pbsdsh`` and ``pbs_tmrsh``
+"""``tm_spawn``, ``tm_obit``, ``tm_kill``: the task manager requests of ``pbsdsh`` and ``pbs_tmrsh``
 (PBS's TM interface, src/lib/Libpbs/tm.c), passed to the job's moms.
 
 In PBS a task's command talks to its host's mom, authenticated by the job's cookie; here the
@@ -7,7 +7,7 @@ lets only the job's owner (or root) start tasks of a running job.  The primary m
 host and builds the task (fake_pbs/mom/tm.py); the obit is asked of the task's host, in
 bounded waits the command repeats.
 """
-from typing import Any, Dict
+from typing import Any, Dict, Tuple
 
 from fake_pbs import paths, protocol
 from fake_pbs.model import states as st
@@ -51,9 +51,8 @@ def tm_spawn(ctx: Context, request: Dict[str, Any]) -> Any:
     return _mom(ctx, primary_host(job), "tm_spawn", job=str(job["_id"]), node=node, argv=argv)
 
 
-@handler("tm_obit", locked=False)
-def tm_obit(ctx: Context, request: Dict[str, Any]) -> Any:
-    """{id, host, task, timeout} -> {status}: the task's exit status, or null while it runs."""
+def _task_host(ctx: Context, request: Dict[str, Any]) -> Tuple[str, str, int]:
+    """(job id, host, task) of a request naming a task of the caller's job."""
     with ctx.app.state.lock:
         job = find_job(ctx, request, history=True)
         if ctx.caller.uid != 0 and not is_owner(ctx, job):
@@ -62,5 +61,22 @@ def tm_obit(ctx: Context, request: Dict[str, Any]) -> Any:
     host, task = request.get("host"), request.get("task")
     if not isinstance(host, str) or host not in hosts or not isinstance(task, int):
         raise PbsError(PBSE_IVALREQ)
+    return str(job["_id"]), host, task
+
+
+@handler("tm_obit", locked=False)
+def tm_obit(ctx: Context, request: Dict[str, Any]) -> Any:
+    """{id, host, task, timeout} -> {status}: the task's exit status, or null while it runs."""
+    jobid, host, task = _task_host(ctx, request)
     timeout = float(request.get("timeout") or 10.0)
-    return _mom(ctx, host, "task_wait", job=str(job["_id"]), task=task, wait=timeout)
+    return _mom(ctx, host, "task_wait", job=jobid, task=task, wait=timeout)
+
+
+@handler("tm_kill", locked=False)
+def tm_kill(ctx: Context, request: Dict[str, Any]) -> Any:
+    """{id, host, task, signal}: a signal (number) to the task's session."""
+    jobid, host, task = _task_host(ctx, request)
+    signum = request.get("signal")
+    if not isinstance(signum, int) or not 0 < signum < 65:
+        raise PbsError(PBSE_IVALREQ)
+    return _mom(ctx, host, "task_kill", job=jobid, task=task, signal=signum)
