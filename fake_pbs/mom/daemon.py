@@ -12,7 +12,7 @@ Requests (docs/internals.md §5; one JSON line each, see fake_pbs.protocol):
   ``release`` {job, exit_status}.
 - TM tasks (fake_pbs/mom/tm.py): ``tm_spawn`` {job, node, argv} (server -> primary),
   ``task_start`` {job, launch} and ``task_usage`` {job} (primary -> sister), ``task_wait``
-  {job, task, wait}.
+  {job, task, wait} and ``task_kill`` {job, task, signal} (server -> the task's mom).
 - shepherd -> mom: ``shepherd_exit`` {job} (a hint; the mom polls as well), only where the mom
   cannot watch the shepherd's exit itself (fake_pbs/mom/exitwatch.py).
 
