@@ -291,11 +291,14 @@ def test_sister_task_cpu_time_counts_in_resources_used(cluster: FakeCluster) -> 
     workdir = Path(cluster.home) / "cput"
     workdir.mkdir()
     sister = "$(tail -n 1 $PBS_NODEFILE)"  # the primary's lines come first
-    jobid = cluster.qsub("pbs_tmrsh %s %s -c '%s'" % (sister, shutil.which("python3"), work),
-                         *SELECT2, cwd=str(workdir))
+    out = workdir / "out"
+    jobid = cluster.qsub("pbs_tmrsh %s %s -c '%s'; echo rc=$?" % (
+        sister, shutil.which("python3"), work), "-o", str(out), "-j", "oe", *SELECT2,
+        cwd=str(workdir))
     attrs = cluster.wait(jobid, "F", 120.0)
     hours, minutes, seconds = (int(x) for x in attrs["resources_used.cput"].split(":"))
-    assert hours * 3600 + minutes * 60 + seconds >= 1, attrs["resources_used.cput"]
+    assert hours * 3600 + minutes * 60 + seconds >= 1, (attrs["resources_used.cput"],
+                                                        out.read_text())
 
 
 def test_pbsdsh_signalled_kills_its_tasks(cluster: FakeCluster) -> None:
