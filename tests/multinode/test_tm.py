@@ -287,7 +287,7 @@ def test_execjob_launch_runs_for_each_task(cluster: FakeCluster) -> None:
 def test_sister_task_cpu_time_counts_in_resources_used(cluster: FakeCluster) -> None:
     """A task's CPU time is the job's (resources_used.cput), on a sister too: PBS's sisters
     report their tasks' usage to the primary (mom_comm.c, IM_UPDATE_JOB / obit)."""
-    work = "import sys; sys.exit(sum(range(40000000)) % 2)"  # ~1.5 s of CPU, whatever the load
+    work = "import sys; sys.exit(sum(range(150000000)) % 2)"  # 2-6 s of CPU, whatever the load
     workdir = Path(cluster.home) / "cput"
     workdir.mkdir()
     sister = "$(tail -n 1 $PBS_NODEFILE)"  # the primary's lines come first
