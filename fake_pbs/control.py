@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from fake_pbs import crashpoints, paths, protocol, runclient, runner
+from fake_pbs.mom import siteenv
 from fake_pbs.pace import PACES
 from fake_pbs.server import config as cluster_config
 
@@ -271,6 +272,7 @@ def _start_locked(home: Path, server_name: Optional[str],
         cluster_config.save(home, config)
     config = cluster_config.load(home)
     record_interpreter(home)
+    siteenv.write_default(home)  # PBS's pbs_environment: MPI launchers use pbs_tmrsh
     pids = _read_pids(home)
     if not server_answers(home, 0.5):
         old = pids.get("server", 0)

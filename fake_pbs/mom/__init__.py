@@ -14,6 +14,7 @@ Requests are listed in daemon.py; the exec protocol is docs/internals.md §5. Mo
 - eventlog, durable: the fsynced event stream and atomic records; momlog: PBS-format log lines;
 - hookpoints: mom hook events (run the site's hooks through fake_pbs.hooks); faults: injection.
 - hookshep: the detached shepherd of prologue/launch/epilogue/end hook runs (crash-safe).
+- tm, tasks: TM tasks (pbsdsh, pbs_tmrsh) of a job on this host; siteenv: pbs_environment.
 
 This package file imports nothing: the shepherd starts once per job and must start fast.
 """

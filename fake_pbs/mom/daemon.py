@@ -10,6 +10,9 @@ Requests (docs/internals.md §5; one JSON line each, see fake_pbs.protocol):
   ``shutdown`` {} are request/reply.
 - mom -> mom (sisters): ``join`` {job}, ``abort`` {job}, ``kill`` {job, signal},
   ``release`` {job, exit_status}.
+- TM tasks (fake_pbs/mom/tm.py): ``tm_spawn`` {job, node, argv} (server -> primary),
+  ``task_start`` {job, launch} and ``task_usage`` {job} (primary -> sister), ``task_wait``
+  {job, task, wait} and ``task_kill`` {job, task, signal} (server -> the task's mom).
 - shepherd -> mom: ``shepherd_exit`` {job} (a hint; the mom polls as well), only where the mom
   cannot watch the shepherd's exit itself (fake_pbs/mom/exitwatch.py).
 
@@ -33,6 +36,7 @@ from fake_pbs.mom.durable import UntrustedRecord, read_json
 from fake_pbs.mom.faults import SLOW_START
 from fake_pbs.mom.job import MomJob
 from fake_pbs.mom.sisters import DropConnection, SisterJobs
+from fake_pbs.mom.tm import TM_OPS, TaskManager
 from fake_pbs.protocol import LineChannel, Message, ok
 from fake_pbs.unixaccept import accept
 from fake_pbs.workers import Workers
@@ -108,6 +112,7 @@ class MomDaemon:
         self.stopping = threading.Event()
         self.listener: Optional[socket.socket] = None
         self.workers = Workers("mom-conn")  # one connection each, threads reused
+        self.tm = TaskManager(ctx, self._primary_spec, self.sisters.jobs.get)
 
     # ---- life ----------------------------------------------------------------------------------
 
@@ -252,6 +257,8 @@ class MomDaemon:
             channel.close()
 
     def _dispatch(self, op: str, msg: Message) -> Any:
+        if op in TM_OPS:  # TM tasks: fake_pbs/mom/tm.py
+            return self.tm.handle(op, msg)
         if op == "signal":
             self._job(msg).send_signal(str(msg["signal"]))
             return None
@@ -312,6 +319,12 @@ class MomDaemon:
         if job is None:
             raise PbsError(PBSE_UNKJOBID)
         return job
+
+    def _primary_spec(self, jobid: str) -> Optional[Dict[str, Any]]:
+        """The start message's job object of a job this mom runs as primary, or None."""
+        with self.lock:
+            job = self.jobs.get(jobid)
+        return None if job is None or job.done else job.job
 
     def _count_jobs(self) -> None:
         """Tell the poll clock how many jobs the mom holds (an idle mom's polls sample

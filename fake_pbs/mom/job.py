@@ -22,7 +22,7 @@ from fake_pbs import crashpoints
 from fake_pbs.model.errors import (PBSE_HOOK_REJECT, PBSE_HOOK_REJECT_DELETEJOB,
                                    PBSE_HOOK_REJECT_RERUNJOB, PBSE_HOOKERROR, PBSE_UNKSIG,
                                    PbsError)
-from fake_pbs.mom import exitwatch, hookpoints, hookshep, launcher, vnodemap
+from fake_pbs.mom import exitwatch, hookpoints, hookshep, launcher, tasks, tm, vnodemap
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.delivery import Report, append_as_owner, deliver, remove_as_owner
 from fake_pbs.mom.durable import read_json, write_json
@@ -640,8 +640,10 @@ class MomJob:
                     signal_session_bottom_up(sid, signal.SIGTERM, BOTTOM_UP_GAP)
                 else:
                     signal_session(sid, signal.SIGTERM)
+                tasks.signal_all(self.files.dir, signal.SIGTERM)
             delay = float(self.job.get("kill_delay", DEFAULT_KILL_DELAY))
             if not self._kill_sent and self.ctx.clock() - float(kill["at"]) >= delay:
+                tasks.kill_all(self.files.dir)
                 if signal_session(sid, signal.SIGKILL):
                     self._kill_sent = True
                     self.ctx.log.job(self.jobid, "task 00000001 force exited", 0x0080)
@@ -711,7 +713,10 @@ class MomJob:
             signal_session(sid, signal.SIGKILL)
         shepherd = self._shepherd_record() or {}
         start = float(shepherd.get("start_time", record.get("end_time", 0)))
-        used = resources_used(self.job.get("attrs", {}), float(record.get("cput", 0)),
+        # The job's TM tasks (pbsdsh, pbs_tmrsh) end with it, here and on its sisters; their
+        # CPU time is the job's too (fake_pbs/mom/tm.py).
+        cput = float(record.get("cput", 0)) + tm.tasks_cput(self.ctx, self.files.dir, jobid)
+        used = resources_used(self.job.get("attrs", {}), cput,
                               int(record.get("maxrss_kb", 0)),
                               float(record.get("end_time", start)) - start)
         if not self._reaped_logged:

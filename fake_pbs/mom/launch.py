@@ -9,8 +9,10 @@ import pwd
 import re
 import secrets
 import shlex
+from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional
 
+from fake_pbs.mom import siteenv
 from fake_pbs.mom.environment import job_environment
 from fake_pbs.mom.layout import JobLayout
 from fake_pbs.mom.streams import job_streams
@@ -98,8 +100,11 @@ def build_launch(job: Mapping[str, Any], layout: JobLayout, host: str, cluster_h
     user = str(job.get("user", ""))
     home_dir = str(job.get("home") or "/")
     shell = choose_shell(attrs, host, login_shell_of(user))
-    env = job_environment(job, shell, str(layout.nodefile), str(layout.tmpdir),
-                          secrets.token_hex(16).upper(), home_dir, cluster_home)
+    env = siteenv.load(Path(cluster_home))
+    env.update(siteenv.per_job(str(layout.nodefile)))
+    env.update(siteenv.per_host(str(layout.tmpdir)))
+    env.update(job_environment(job, shell, str(layout.nodefile), str(layout.tmpdir),
+                               secrets.token_hex(16).upper(), home_dir, cluster_home))
     command = command_of(attrs)
     argv = command if command is not None else shell_argv(
         shell, str(layout.script), str(job.get("script") or ""))

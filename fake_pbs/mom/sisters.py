@@ -3,9 +3,11 @@ release), and a sister's side of it.
 
 A sister holds the job's vnodes from ``join`` until ``release`` (job over: execjob_epilogue and
 execjob_end run there) or ``abort`` (the job failed to start: execjob_abort only, reference §6.4).
-The fake runs no job processes on sisters (there is no pbsdsh/TM here).
+The job's processes on a sister are its TM tasks (pbsdsh, pbs_tmrsh: fake_pbs/mom/tm.py);
+``kill`` signals them, ``release`` and ``abort`` end them, as PBS's sister mom does.
 """
 import shutil
+import signal
 import threading
 from typing import Any, Dict, Mapping, Optional, Tuple
 
@@ -13,7 +15,8 @@ from fake_pbs import paths
 from fake_pbs.model.errors import (PBSE_HOOK_REJECT, PBSE_HOOK_REJECT_DELETEJOB,
                                    PBSE_HOOK_REJECT_RERUNJOB, PBSE_PROTOCOL, PBSE_SISCOMM,
                                    PBSE_SYSTEM, PbsError)
-from fake_pbs.mom import hookpoints, hookshep
+from fake_pbs.mom import hookpoints, hookshep, tasks
+from fake_pbs.mom.signals import signal_number
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.durable import read_json, write_json
 from fake_pbs.protocol import call, connect
@@ -111,6 +114,7 @@ class SisterJobs:
 
     def abort(self, jobid: str) -> None:
         self.ctx.log.job(jobid, "ABORT_JOB received")
+        tasks.kill_all(self.ctx.layout.job(jobid).dir)
         job = self.jobs.pop(jobid, None)
         if job is not None:
             hookpoints.execjob_abort(self.ctx.site(False), job, JOB_EXEC_RETRY)
@@ -118,8 +122,12 @@ class SisterJobs:
 
     def kill(self, jobid: str, signame: str) -> None:
         self.ctx.log.job(jobid, "signal job with %s" % signame, 0x0004)
+        number = signal_number(signame) if signame != "TermJob" else int(signal.SIGTERM)
+        if number:
+            tasks.signal_all(self.ctx.layout.job(jobid).dir, number)
 
     def release(self, jobid: str, exit_status: int) -> None:
+        tasks.kill_all(self.ctx.layout.job(jobid).dir)  # nothing of the job outlives it
         job = self.jobs.pop(jobid, None)
         if job is not None:
             # Under hook shepherds: a sister restarted mid-release finishes it (adopt) with
@@ -131,7 +139,9 @@ class SisterJobs:
         self._forget(jobid)
 
     def _forget(self, jobid: str) -> None:
-        shutil.rmtree(str(self.ctx.layout.job(jobid).dir), ignore_errors=True)
+        layout = self.ctx.layout.job(jobid)
+        shutil.rmtree(str(layout.dir), ignore_errors=True)
+        shutil.rmtree(str(layout.tmpdir), ignore_errors=True)  # TM tasks' TMPDIR here
 
     def adopt(self, jobid: str, job: Dict[str, Any]) -> None:
         """Re-learn a sister job found on disk at mom start-up; finish a release that had

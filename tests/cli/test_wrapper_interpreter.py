@@ -17,7 +17,8 @@ from fake_pbs import control
 
 BIN = Path(__file__).resolve().parents[2] / "fake_pbs" / "bin"
 COMMANDS = ["pbsnodes", "qalter", "qdel", "qhold", "qmgr", "qmove", "qrerun", "qrls", "qrun",
-            "qselect", "qsig", "qstat", "qsub", "tracejob"]
+            "qselect", "qsig", "qstat", "qsub", "tracejob",
+            "pbs_attach", "pbs_tmrsh", "pbsdsh"]  # in-job TM commands (docs/multinode.md)
 root_only = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (chown to another user)")
 
 
