@@ -69,7 +69,7 @@ def test_engines_run_as_one_array_job(cluster: ipp.Cluster) -> None:
         job_id = next(iter(engines.values())).job_id
         assert job_id.split(".")[0].endswith("[]"), job_id
         assert len(_engine_pids(rc)) == 2
-        assert rc[:].apply_sync(lambda: 6 * 7) == [42, 42]
+        assert rc[:].apply_sync(sum, [6, 36]) == [42, 42]
     finally:
         rc.close()
     cluster.stop_cluster_sync()
