@@ -280,7 +280,7 @@ class FidelityEnv:
                 subs.append((account.home, "/home/" + account.golden))
             if account.name != account.golden:
                 subs.append((account.name, account.golden))
-                subs.extend(_truncated_names(account.name, account.golden))
+                subs.extend(truncated_names(account.name, account.golden))
         return subs
 
     def host_names(self) -> List[str]:
@@ -339,7 +339,7 @@ def kill_leftovers(home: Path) -> List[int]:
 _USER_COLUMNS = (8, 15, 16)
 
 
-def _truncated_names(name: str, golden: str) -> List[Tuple[str, str]]:
+def truncated_names(name: str, golden: str) -> List[Tuple[str, str]]:
     """(shown stand-in, shown transcript user) for each user column the stand-in overflows."""
     return [(name[:width - 1] + "*", golden.ljust(width))
             for width in _USER_COLUMNS if len(name) > width >= len(golden)]
