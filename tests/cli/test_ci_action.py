@@ -53,7 +53,7 @@ def test_action_sets_up_a_cluster_later_steps_use(tmp_path: Path) -> None:
                                text=True, timeout=60)
         assert sorted(json.loads(nodes.stdout)["nodes"]) == ["ci1", "ci2"]
         job = subprocess.run(["qsub", "--", "/bin/true"], env=step, capture_output=True,
-                             text=True, timeout=60).stdout.strip()
+                             text=True, timeout=60, cwd=str(tmp_path)).stdout.strip()
         deadline = time.monotonic() + 60
         state = ""
         while time.monotonic() < deadline:
