@@ -18,6 +18,7 @@ from traitlets.config.loader import PyFileConfigLoader
 
 HERE = Path(__file__).resolve().parent
 WAIT = 120  # seconds: a PBS job to start and its engine to register, on a loaded machine
+SIGNALLED = 30  # seconds: a signalled engine to interrupt its task (xfail waits this long)
 
 
 def _pbs(*argv: str) -> "subprocess.CompletedProcess[str]":
@@ -98,7 +99,7 @@ def test_signal_engines(cluster: ipp.Cluster) -> None:
             time.sleep(0.2)
         cluster.signal_engines_sync(int(signal.SIGINT))
         with pytest.raises(ipp.error.CompositeError) as raised:
-            ar.get(timeout=WAIT)
+            ar.get(timeout=SIGNALLED)
         assert "KeyboardInterrupt" in str(raised.value)
     finally:
         rc.close()
