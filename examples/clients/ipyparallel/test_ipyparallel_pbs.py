@@ -94,7 +94,8 @@ def test_signal_engines(cluster: ipp.Cluster) -> None:
         rc.wait_for_engines(2, timeout=WAIT)
         ar = rc[:].apply_async(time.sleep, 3600)
         deadline = time.monotonic() + WAIT
-        while sum(q["tasks"] for q in rc.queue_status(verbose=False).values()
+        # "queue": the engine's pending direct (MUX) requests, the running one included.
+        while sum(q["queue"] for q in rc.queue_status(verbose=False).values()
                   if isinstance(q, dict)) < 2 and time.monotonic() < deadline:
             time.sleep(0.2)
         cluster.signal_engines_sync(int(signal.SIGINT))
