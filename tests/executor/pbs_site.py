@@ -2,8 +2,10 @@
 ``--real-pbs``, the real PBS whose commands are on PATH. Only the fake path imports fake_pbs.
 
 On a real PBS nothing is reconfigured: tests that need a PBS manager (qmgr), the fake's fault
-injection, more nodes or more cpus than the site has are skipped, each saying why.
+injection, more nodes or more cpus than the site has are skipped, each saying why.  Run as root,
+the tests that run jobs are skipped when PBS refuses root's jobs, as it does by default.
 """
+import os
 import re
 import shutil
 import subprocess
@@ -26,12 +28,17 @@ class PbsSite:
         ``resources_available.ncpus`` of each execution node.
     fake
         The fake cluster (``fake_pbs.testing.FakeCluster``), None on a real PBS.
+
+    refusal
+        Why this PBS runs no job of the invoking user (root on a default PBS), None when it does.
     """
 
-    def __init__(self, server_name: str, node_cpus: List[int], fake: Optional[Any]) -> None:
+    def __init__(self, server_name: str, node_cpus: List[int], fake: Optional[Any],
+                 refusal: Optional[str] = None) -> None:
         self.server_name = server_name
         self.node_cpus = node_cpus
         self.fake = fake
+        self.refusal = refusal
 
     @property
     def real(self) -> bool:
@@ -47,6 +54,11 @@ class PbsSite:
         """The fake cluster, for a test that reconfigures PBS (``what``); never done to a real
         site, whose manager rights the tests do not assume."""
         return self.require_fake('a PBS manager to %s' % what)
+
+    def require_jobs(self) -> None:
+        """Skip when this PBS refuses the invoking user's jobs (``refusal``: why, and the fix)."""
+        if self.refusal is not None:
+            pytest.skip(self.refusal)
 
     def require_nodes(self, nodes: int, cpus_each: int) -> None:
         """Skip unless ``nodes`` execution nodes have at least ``cpus_each`` cpus each."""
@@ -78,4 +90,26 @@ def real_site() -> PbsSite:
             break
     cpus = [int(m.group(1)) for m in map(_NCPUS.match, _run(['pbsnodes', '-a']).splitlines())
             if m]
-    return PbsSite(server, cpus, None)
+    return PbsSite(server, cpus, None, _root_refusal() if os.geteuid() == 0 else None)
+
+
+# PBS runs no job as root unless the server's acl_roots names the submitter (geteusernam.c:
+# set_objexid rejects uid 0 with PBSE_BADUSER; transcript openpbs-23.06.06/a12_qsub_as_root).
+_BAD_UID = 'Bad UID for job execution'
+
+
+def _root_refusal() -> Optional[str]:
+    """Submit one trivial job as root: PBS's reason and the fix when it is refused, else None."""
+    done = subprocess.run(['qsub', '--', '/bin/true'], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True, timeout=60)
+    if done.returncode == 0:
+        job_id = done.stdout.strip()
+        if job_id:
+            subprocess.run(['qdel', job_id], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=60)
+        return None
+    if _BAD_UID not in done.stderr:
+        return None  # some other trouble: the tests themselves show it
+    return ('PBS refuses jobs of root (%r), its default; run the tests as an ordinary user, or '
+            'let root run jobs: qmgr -c "set server acl_roots += root@$(hostname)"'
+            % done.stderr.strip())

@@ -21,6 +21,7 @@ WAIT = timedelta(seconds=60)
 @pytest.fixture
 def executor(execparams: object, pbs: PbsSite, tmp_path: Path) -> Iterator[JobExecutor]:
     """A pbspro executor (through psij's registry) with its work dir in tmp, polling fast."""
+    pbs.require_jobs()
     config = PBSProExecutorConfig(work_directory=tmp_path / 'psij-work',
                                   queue_polling_interval=2, min_queue_polling_interval=0.2,
                                   initial_queue_polling_delay=0.2)

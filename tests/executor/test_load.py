@@ -66,6 +66,7 @@ class QstatShim:
 @pytest.fixture
 def shim(pbs: PbsSite, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[QstatShim]:
     """A ``qstat`` shim first on PATH, and polling made fast through the environment."""
+    pbs.require_jobs()
     directory = tmp_path / 'shim'
     directory.mkdir()
     script = directory / 'qstat'

@@ -6,6 +6,7 @@ must and to leave behaviour (spacing, wording, other values) visible.
 import pytest
 
 from .harness.cases import load_set
+from .harness.environment import truncated_names
 from .harness.jobids import JobMap
 from .harness.normalize import Normalizer, mask
 from .harness.replay import is_read_only, render
@@ -253,3 +254,27 @@ def test_log_object_of_a_server_line_naming_a_hook_file_is_the_hook() -> None:
     assert _log_object(stamp + "per_log: periodic hook ran type=32768") == "Server@vm"
     assert _log_object("11/21/2026 21:03:49;0080;pbs_mom;Hook;eb_reject.HK;copy hook-related "
                        "file request received") == "eb_reject.HK"
+
+
+@pytest.mark.parametrize("name", ["b01c_qstat_a", "b12_qstat_u"])
+def test_long_stand_in_user_cut_in_qstat_a(name: str) -> None:
+    """b01c, b12: qstat -a cuts a user name longer than its 8-character column to 7 and "*"
+    (qstat.c's column printers; fake_pbs/cli/render/alttable.py); a stand-in such as
+    "plainuser1" shows as "plainus*" where the transcript's pbsuser shows as "pbsuser "."""
+    text = _golden(name)
+    local = text.replace("pbsuser  workq", "plainus* workq")
+    assert local != text
+    normalizer = Normalizer([("plainuser1", "pbsuser")]
+                            + truncated_names("plainuser1", "pbsuser"))
+    jobs = JobMap()
+    jobs.learn(text, text)
+    assert normalizer.fake(local, jobs) == normalizer.golden(text)
+
+
+def testtruncated_names_per_user_column() -> None:
+    """The -a (8), -a -w (15) and default (16) user columns a stand-in overflows."""
+    assert truncated_names("plainuser1", "pbsuser") == [("plainus*", "pbsuser ")]
+    assert truncated_names("averyveryverylonguser", "pbsuser2") == [
+        ("averyve*", "pbsuser2"), ("averyveryveryl*", "pbsuser2".ljust(15)),
+        ("averyveryverylo*", "pbsuser2".ljust(16))]
+    assert truncated_names("alice", "pbsuser") == []

@@ -280,6 +280,7 @@ class FidelityEnv:
                 subs.append((account.home, "/home/" + account.golden))
             if account.name != account.golden:
                 subs.append((account.name, account.golden))
+                subs.extend(truncated_names(account.name, account.golden))
         return subs
 
     def host_names(self) -> List[str]:
@@ -330,3 +331,15 @@ def kill_leftovers(home: Path) -> List[int]:
             except OSError:
                 pass
     return killed
+
+
+# The user columns of qstat's tables: -a (8), -a -w (15), the default table (16).  A longer name
+# is cut to one less and ends in "*" (qstat.c: the column printers), so a stand-in longer than the
+# column shows as e.g. "plainus*" where the transcript has "pbsuser ".
+_USER_COLUMNS = (8, 15, 16)
+
+
+def truncated_names(name: str, golden: str) -> List[Tuple[str, str]]:
+    """(shown stand-in, shown transcript user) for each user column the stand-in overflows."""
+    return [(name[:width - 1] + "*", golden.ljust(width))
+            for width in _USER_COLUMNS if len(name) > width >= len(golden)]
