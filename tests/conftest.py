@@ -82,6 +82,14 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         config.option.dist = "loadfile"
 
 
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """An xdist controller collects nothing, so tests/fidelity/conftest.py is not loaded in it:
+    print the replay's table from the workers' reports here."""
+    if terminalreporter.config.pluginmanager.hasplugin("dsession"):
+        from .fidelity.conftest import print_table
+        print_table(terminalreporter)
+
+
 def _executor_params(config: pytest.Config) -> List[ExecutorTestParams]:
     raw = str(config.getoption('executors'))
     return [ExecutorTestParams(s.strip()) for s in raw.split(',') if s.strip()]

@@ -86,6 +86,12 @@ def _reported_outcomes(terminalreporter: "pytest.TerminalReporter") -> List[Outc
 
 
 def pytest_terminal_summary(terminalreporter: "pytest.TerminalReporter") -> None:
+    print_table(terminalreporter)
+
+
+def print_table(terminalreporter: "pytest.TerminalReporter") -> None:
+    """The per-prefix table of this process's replay, or of the workers' (an xdist controller
+    loads no conftest below tests/: tests/conftest.py calls this there)."""
     outcomes = OUTCOMES or _reported_outcomes(terminalreporter)
     if not outcomes:
         return
