@@ -9,12 +9,26 @@ server, a mom, a hook runner's cluster), so that ``pytest -m "not cluster"`` is 
 A test is marked when it uses one of :data:`CLUSTER_FIXTURES` (directly or through another
 fixture); a module that starts daemons by other means carries ``pytestmark = pytest.mark.cluster``.
 ``root`` marks tests that need root (other users, multi-user mode): they skip without it.
+
+Parallel by default: with pytest-xdist (the ``test`` extra) and no ``-n`` given, the run is spread
+over :data:`DEFAULT_WORKERS` workers, a whole test file to a worker (``--dist loadfile``: a module's
+cluster fixtures start once, and the fidelity replay, a chain of cases run as the same users, stays
+in order in one worker; xdist hands out the files with the most tests first, so the replay starts
+at once).  Most of a cluster test's time is waiting for PBS's own timing (scheduler cycles, hook
+alarms, the replay's pace), not CPU, so more workers than cores pay (docs/testing.md).  Each worker
+has its own session cluster.  ``-n 0`` (or ``-p no:xdist``) runs everything in one process.
 """
 import os
 import re
 from typing import List, Optional
 
 import pytest
+
+from . import public_tree
+
+# Before anything imports fake_pbs: a checkout other users cannot enter is replaced, for this run,
+# by a public copy (tests/public_tree.py), so that tests acting as them can run its commands.
+public_tree.install()
 
 # The fake cluster's fixtures, as users are told to get them: one cluster for the whole run
 # (``fake_cluster``), reset for each test that takes ``fake_pbs``.
@@ -46,6 +60,34 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="Run the executor's end-to-end tests (tests/executor) against the "
                           'PBS whose qsub/qstat/qdel are on PATH instead of a fake cluster '
                           '(psijpbs/README.md, "Validating on a real PBS").')
+
+
+# Measured on the 2-core machine (docs/testing.md): the waits, not the cores, bound the run.
+DEFAULT_WORKERS = 4
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Without ``-n``: ``-n DEFAULT_WORKERS``; with workers and no ``--dist``: ``loadfile`` (the
+    replay's chain stays on one worker; ``loadgroup`` keeps it too, by its ``xdist_group``).
+    Only where xdist is installed, and never in a worker (its controller decided), a
+    collect-only run or under ``--pdb``."""
+    if not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput"):
+        return
+    if config.getoption("collectonly") or config.getoption("usepdb", False):
+        return
+    if config.getoption("numprocesses", None) is None:
+        config.option.numprocesses = DEFAULT_WORKERS
+    if config.option.numprocesses and config.getoption("dist", "no") == "no":
+        config.option.dist = "loadfile"
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """An xdist controller collects nothing, so tests/fidelity/conftest.py is not loaded in it:
+    print the replay's table from the workers' reports here."""
+    if terminalreporter.config.pluginmanager.hasplugin("dsession"):
+        from .fidelity.conftest import print_table
+        print_table(terminalreporter)
 
 
 def _executor_params(config: pytest.Config) -> List[ExecutorTestParams]:

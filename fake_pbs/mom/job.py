@@ -47,6 +47,7 @@ JOB_EXEC_FAILHOOK_DELETE = -17
 JOB_EXEC_HOOKERROR = -22
 JOB_EXEC_KILL_WALLTIME = -29
 DEFAULT_KILL_DELAY = 10
+REFUSAL_CLEANUP_WAIT = 10.0  # bound on a refused run's own removal of its files
 SHEPHERD_GONE_WAIT = 5.0     # bound on a discarded run's shepherd writing its exit and ending
 POLL_SECONDS = 1.0          # walltime and liveness poll: PBS polls every 10 s, the fake every 1 s
 SHEPHERD_START_TIMEOUT = 60.0
@@ -148,6 +149,9 @@ class MomJob:
         # by discard so that a job deleted meanwhile still has its output delivered.
         self._copy = threading.Event()
         self._stopping = threading.Event()  # the mom stops: no more copy pauses
+        # A refused run's files are gone (set by _refuse): the server learns of the refusal
+        # from the events, before they go, and may send the next run of the same id at once.
+        self._refusal_cleaned = threading.Event()
         self._copy_asked = False
         # The job's own work (start, watch, end) runs on a reused thread (_WORKERS): whether
         # it runs, which thread runs it, and its end.
@@ -422,7 +426,10 @@ class MomJob:
             self.events.append("release", vnodes=[self.ctx.host], final=True)
         # Its files go at once (the events stay in memory for the stream): a refused job that
         # ends held is never discarded, and must leave nothing behind on the mom.
-        remove_job_dir(self.files)
+        try:
+            remove_job_dir(self.files)
+        finally:
+            self._refusal_cleaned.set()
 
     # ---- failure to start (exec_bail) ----------------------------------------------------------
 
@@ -869,12 +876,15 @@ class MomJob:
         step, so a crash never leaves half a job to re-adopt (docs/reliability.md).
         """
         if self.refused:
-            # Never taken in: nothing to log, no execjob_end.  The job's own thread removes
-            # its directory too (_refuse): let it finish first, or its late removal would take
-            # the directory of the next run, made under the same name right after this returns.
-            if self.running and self._runner != threading.get_ident():
-                self.finished.wait(timeout=10.0)
-            remove_job_dir(self.files)
+            # Never taken in: nothing to log, no execjob_end, and its files are _refuse's to
+            # remove.  Removing them here too took the next run's directory when that run
+            # (same id: the server retries at once) had been created in between (under load:
+            # "mom internal error: ... events.jsonl", the job stuck in R).  The next start
+            # discards this run first, so waiting here keeps that start behind the removal.
+            # (A run recovered after a crash between the refusal and the removal has no
+            # _refuse to wait for: after the bound its files go here.)
+            if not self._refusal_cleaned.wait(REFUSAL_CLEANUP_WAIT):
+                remove_job_dir(self.files)
             return
         self.ctx.log.job(self.jobid, "delete job request received", 0x0080)
         if self.files.dir.is_dir() and not self.discard_requested:

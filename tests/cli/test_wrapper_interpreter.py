@@ -13,9 +13,11 @@ from typing import Dict, List, Tuple
 
 import pytest
 
-from fake_pbs import control
+from fake_pbs import control, paths
 
-BIN = Path(__file__).resolve().parents[2] / "fake_pbs" / "bin"
+# The session's commands: a public copy when other users cannot enter the checkout
+# (tests/public_tree.py), since one test runs them as nobody.
+BIN = paths.bin_dir()
 COMMANDS = ["pbsnodes", "qalter", "qdel", "qhold", "qmgr", "qmove", "qrerun", "qrls", "qrun",
             "qselect", "qsig", "qstat", "qsub", "tracejob",
             "pbs_attach", "pbs_tmrsh", "pbsdsh"]  # in-job TM commands (docs/multinode.md)

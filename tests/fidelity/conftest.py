@@ -11,11 +11,14 @@ from typing import Callable, Dict, Iterator, List, Tuple
 
 import pytest
 
+from .harness.cases import Case
 from .harness.replay import Outcome, Replayer
 from .harness.report import format_table, tally, verdict
 from .known_differences import KNOWN_DIFFERENCES, OPEN_GAPS, TIMING_SNAPSHOTS
 
 OUTCOMES: List[Outcome] = []
+# The report property carrying (set, case, status) from an xdist worker to its controller.
+OUTCOME_PROPERTY = "fidelity_outcome"
 # Each choice and the sets it replays.
 SET_CHOICES = ("release", "extra", "all", "none")
 _SELECTED = {"release": ("release",), "extra": ("extra",), "all": ("release", "extra"),
@@ -66,11 +69,34 @@ def fidelity_replayer(request: pytest.FixtureRequest) -> Iterator[Callable[[str]
             replayer.close()
 
 
+def _reported_outcomes(terminalreporter: "pytest.TerminalReporter") -> List[Outcome]:
+    """The outcomes the workers' reports carry (a run spread over xdist workers): what the
+    table needs of each, its set, name and status."""
+    found: List[Outcome] = []
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if getattr(report, "when", None) != "call":
+                continue
+            for key, value in getattr(report, "user_properties", ()):
+                if key == OUTCOME_PROPERTY:
+                    set_name, name, status = value
+                    found.append(Outcome(Case(name, set_name, "", "", "", 0, "", "", ""),
+                                         status))
+    return found
+
+
 def pytest_terminal_summary(terminalreporter: "pytest.TerminalReporter") -> None:
-    if not OUTCOMES:
+    print_table(terminalreporter)
+
+
+def print_table(terminalreporter: "pytest.TerminalReporter") -> None:
+    """The per-prefix table of this process's replay, or of the workers' (an xdist controller
+    loads no conftest below tests/: tests/conftest.py calls this there)."""
+    outcomes = OUTCOMES or _reported_outcomes(terminalreporter)
+    if not outcomes:
         return
     terminalreporter.section("fidelity: matched/total per prefix")
     known = dict(KNOWN_DIFFERENCES, **TIMING_SNAPSHOTS)
-    table = tally(OUTCOMES, known, OPEN_GAPS)
+    table = tally(outcomes, known, OPEN_GAPS)
     for line in format_table(table) + verdict(table)[1]:
         terminalreporter.write_line(line)

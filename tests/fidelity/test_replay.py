@@ -3,7 +3,7 @@ from typing import Callable, List
 
 import pytest
 
-from .conftest import OUTCOMES, selected_sets
+from .conftest import OUTCOME_PROPERTY, OUTCOMES, selected_sets
 from .harness.cases import RELEASE_PREFIXES, Case
 from .harness.plan import plan_cases
 from .harness.replay import Replayer
@@ -13,7 +13,8 @@ from .known_differences import KNOWN_DIFFERENCES, OPEN_GAPS, TIMING_SNAPSHOTS
 def _params(cases: List[Case]) -> List["pytest.param"]:  # type: ignore[valid-type]
     params = []
     for case in cases:
-        marks = [pytest.mark.fidelity]
+        # one worker replays the whole chain, in order (--dist loadfile or loadgroup)
+        marks = [pytest.mark.fidelity, pytest.mark.xdist_group("fidelity-replay")]
         if case.name in KNOWN_DIFFERENCES:
             marks.append(pytest.mark.xfail(reason=KNOWN_DIFFERENCES[case.name], strict=True))
         elif case.name in OPEN_GAPS:
@@ -37,6 +38,8 @@ def test_golden_case(set_name: str, name: str, request: pytest.FixtureRequest,
                     "FAKE_PBS_FIDELITY=%s replays it)" % (set_name, set_name, set_name))
     outcome = fidelity_replayer(set_name).outcome(name)
     OUTCOMES.append(outcome)
+    # under xdist the controller prints the table from the reports (conftest.py)
+    request.node.user_properties.append((OUTCOME_PROPERTY, (set_name, name, outcome.status)))
     if name in TIMING_SNAPSHOTS:
         pytest.skip(TIMING_SNAPSHOTS[name])
     if outcome.status == "skip":

@@ -88,12 +88,15 @@ def test_idle_connections_of_one_user_do_not_starve_the_others(
     holder = _hold(rig, "pbsuser", 3000)
     try:
         assert holder.held > 1024, holder.held  # type: ignore[attr-defined]
-        jobid = rig.qsub("true", user="pbsuser2")
+        # held, so that it is still there when qstat asks, however slow the machine (a job
+        # of `true` could end first: qstat then exits 35, as PBS's does)
+        jobid = rig.qsub("true", "-h", user="pbsuser2")
         done = rig.run(["qstat", jobid], user="pbsuser2")
         assert done.returncode == 0, done.stderr
         assert _server_alive(rig, pid)
     finally:
         _release(holder)
+    assert rig.run(["qdel", jobid], user="pbsuser2").returncode == 0
     rig.wait(jobid)
 
 

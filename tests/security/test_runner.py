@@ -21,9 +21,8 @@ from typing import Any, Dict, List
 import pytest
 
 from fake_pbs import control, runner
+from .. import public_tree
 from ..reliability.rig import BIN, USER_PYTHON, Rig, need_users
-
-REPO = Path(__file__).resolve().parent.parent.parent
 
 
 def _wire(rig_env: Dict[str, str], sock: str, cases: List[Dict[str, Any]], user: str,
@@ -35,7 +34,7 @@ def _wire(rig_env: Dict[str, str], sock: str, cases: List[Dict[str, Any]], user:
         os.initgroups(user, entry.pw_gid)
         os.setgid(entry.pw_gid)
         os.setuid(entry.pw_uid)
-    env = dict(rig_env, PYTHONPATH=str(REPO))
+    env = dict(rig_env, PYTHONPATH=str(public_tree.root()))
     preexec = None if user == "root" else become
     done = subprocess.run([USER_PYTHON, "-S", "-m", "tests.runwire"],
                           input=json.dumps({"socket": sock, "cases": cases}), env=env, cwd=cwd,
@@ -162,7 +161,7 @@ def test_a_user_started_runner_serves_its_user_only() -> None:
             os.initgroups("pbsuser", owner.pw_gid)
             os.setgid(owner.pw_gid)
             os.setuid(owner.pw_uid)
-        env = dict(os.environ, PYTHONPATH=str(REPO), FAKE_PBS_HOME=str(home))
+        env = dict(os.environ, PYTHONPATH=str(public_tree.root()), FAKE_PBS_HOME=str(home))
         proc = subprocess.Popen([USER_PYTHON, "-S", "-m", "fake_pbs.runner", "--home", str(home)],
                                 env=env, cwd="/", preexec_fn=become, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

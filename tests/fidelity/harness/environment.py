@@ -38,11 +38,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
+from fake_pbs import paths
+
 from .cases import DATA_DIR, set_dir
 from .homelock import HomeLock
 
-REPO = Path(__file__).resolve().parents[3]
-FAKE_BIN = REPO / "fake_pbs" / "bin"
+FAKE_BIN = paths.bin_dir()  # a public copy when the checkout is closed (tests/public_tree.py)
 GOLDEN_USERS = ("pbsuser", "pbsuser2")
 # The capture's one node: 2 cpus and that machine's memory (e01: resources_available.mem).
 CAPTURE_HOST = "vm:ncpus=2:mem=24684084kb"
