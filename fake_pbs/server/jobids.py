@@ -42,3 +42,9 @@ def parent_of(jobid: str) -> Optional[str]:
     if index:
         return "%d[].%s" % (seq, jobid.split(".", 1)[1])
     return None
+
+
+def index_of(jobid: str) -> Optional[int]:
+    """``12[3].vm`` -> 3; None for other ids."""
+    index = split(jobid)[1]
+    return int(index) if index else None

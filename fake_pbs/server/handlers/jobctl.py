@@ -11,7 +11,7 @@ from fake_pbs.model import job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADSTATE, PBSE_IVALREQ,
                                    PBSE_PERM, PBSE_UNKJOBID, PBSE_UNKQUE, PbsError)
 from fake_pbs.server import (accounting, execid, hookpoints, jobids, lifecycle, resourcing,
-                             valuecheck)
+                             subjobs, valuecheck)
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.handlers.common import caller_level, find_job, require_owner
 from fake_pbs.server.handlers.registry import Context, handler
@@ -52,6 +52,8 @@ def _delete_range(ctx: Context, request: Dict[str, Any], span: "re.Match[str]") 
     require_owner(ctx, parent)
     for index in range(first, last + 1, step):
         child = ctx.app.state.jobs.get(jobids.make(seq, server, index=index))
+        if child is None:  # a queued row of the table becomes a record to be deleted
+            child = subjobs.materialize(ctx.app, parent, index, queued_only=True)
         if child is not None and child.get("job_state") not in st.HISTORY_STATES:
             _delete(ctx, child, request)
 
@@ -146,6 +148,9 @@ def _maybe_purge(ctx: Context, job: Job) -> None:
 def delete_array(ctx: Context, parent: Job, force: bool) -> None:
     parent["_deleted_by"] = ctx.caller.name
     lifecycle.save(ctx.app, parent)
+    # The queued subjobs of the table expire at once, as one change of the parent
+    # (req_delete.c); those that are records are ended one by one.
+    subjobs.expire_queued(parent, ctx.app.now())
     children = [c for c in ctx.app.state.subjobs(parent["_id"])
                 if c.get("job_state") not in st.HISTORY_STATES]
     for child in children:
@@ -155,8 +160,7 @@ def delete_array(ctx: Context, parent: Job, force: bool) -> None:
             delete_one(ctx, child, force, requestor="")
         else:
             expire_subjob(ctx.app, child)
-    if not children:
-        lifecycle.array_child_ended(ctx.app, parent["_id"])
+    lifecycle.array_child_ended(ctx.app, parent["_id"])
 
 
 # -- holds ------------------------------------------------------------------------------------

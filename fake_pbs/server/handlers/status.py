@@ -1,6 +1,6 @@
 """``statjob``, ``selectjob``, ``statque``, ``statsvr``, ``statnode``: PBS's attribute sets."""
 import re
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Iterator, List, Optional
 
 from fake_pbs.jsonwire import dumps
 from fake_pbs.model import attrs as order
@@ -8,7 +8,7 @@ from fake_pbs.model import job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_HISTJOBID, PBSE_IVALREQ, PBSE_PERM, PBSE_UNKJOBID,
                                    PBSE_UNKNODE, PBSE_UNKQUE, PbsError)
 from fake_pbs.model.stateselect import state_selected
-from fake_pbs.server import assigned, jobids
+from fake_pbs.server import assigned, jobids, subjobs
 from fake_pbs.server.defaults import mem_bytes
 from fake_pbs.server.handlers.common import caller_level, is_owner, is_true
 from fake_pbs.server.handlers.registry import Context, handler
@@ -28,8 +28,10 @@ def _visible(ctx: Context, job: Job) -> bool:
 def _array_view(ctx: Context, job: Job) -> Job:
     """An array parent's live counters (array_state_count, array_indices_remaining)."""
     children = ctx.app.state.subjobs(job["_id"])
-    counts = {"Queued": 0, "Running": 0, "Exiting": 0, "Expired": 0}
-    remaining: List[int] = []
+    # the rows of the table (subjobs.py): queued, or deleted before they ran (Expired)
+    remaining: List[int] = list(subjobs.queued_indices(job))
+    counts = {"Queued": len(remaining), "Running": 0, "Exiting": 0,
+              "Expired": subjobs.expired_count(job)}
     for child in children:
         state = child.get("job_state")
         if state in (st.QUEUED, st.HELD, st.WAITING):
@@ -100,15 +102,15 @@ def _all_jobs(ctx: Context, extend: str, names: Optional[List[str]]) -> EncodedL
     """
     state = ctx.app.state
     history = "x" in extend
-    subjobs = "t" in extend
+    with_subjobs = "t" in extend
     index = state.index
     index.sync(state.jobs)
     jobs = list(state.jobs.values()) if history else state.live_jobs()
     everyone = ctx.caller.manager or is_true(state.server.get("query_other_jobs", "True"))
     key = (ctx.caller.manager, tuple(str(n) for n in names) if names else None)
     out: List[bytes] = []
-    for job in jobs:
-        if job.get("array_id") and not subjobs:
+    for job in _with_subjobs(ctx, jobs) if with_subjobs else jobs:
+        if job.get("array_id") and not with_subjobs:
             continue
         done = job.get("job_state") in st.HISTORY_STATES
         if done and not history:
@@ -124,6 +126,18 @@ def _all_jobs(ctx: Context, extend: str, names: Optional[List[str]]) -> EncodedL
                 index.keep_encoded(job, key, data)
         out.append(data)
     return EncodedList(out)
+
+
+def _with_subjobs(ctx: Context, jobs: List[Job]) -> Iterator[Job]:
+    """``jobs`` with each array's subjobs right after it, by index (records and rows of its
+    table alike: subjobs.py), as PBS lists them for ``qstat -t``."""
+    state = ctx.app.state
+    for job in jobs:
+        if job.get("array_id") and job["array_id"] in state.jobs:
+            continue  # listed with its parent
+        yield job
+        if job.get("array") == "True":
+            yield from subjobs.children(state, job, ctx.app.server_name)
 
 
 _SUBJOB_RANGE = re.compile(r"^(\d+)\[(\d+)-(\d+)(?::(\d+))?\](?:\.(.*))?$")
@@ -142,7 +156,7 @@ def _subjob_range(ctx: Context, span: "re.Match[str]", extend: str,
         raise PbsError(PBSE_PERM)
     out: List[Reply] = []
     for index in range(first, last + 1, max(step, 1)):
-        child = ctx.app.state.jobs.get(jobids.make(seq, ctx.app.server_name, index=index))
+        child = subjobs.lookup(ctx.app.state, parent, index, ctx.app.server_name)
         if child is None:
             continue
         if child.get("job_state") in st.HISTORY_STATES and "x" not in extend:
@@ -166,6 +180,11 @@ def statjob(ctx: Context, request: Dict[str, Any]) -> Any:
         return _subjob_range(ctx, span, extend, names)
     jobid = jobids.normalize(raw, ctx.app.server_name)
     found = jobs.get(jobid) if jobid else None
+    index = jobids.index_of(jobid) if jobid and found is None else None
+    if index is not None:  # a row of its array's table (subjobs.py)
+        parent = jobs.get(jobids.parent_of(str(jobid)) or "")
+        found = subjobs.lookup(ctx.app.state, parent, index, ctx.app.server_name) \
+            if parent is not None else None
     if found is None:
         raise PbsError(PBSE_UNKJOBID)
     job = found
@@ -177,7 +196,7 @@ def statjob(ctx: Context, request: Dict[str, Any]) -> Any:
         raise PbsError(PBSE_PERM)
     out = [job_record(ctx, job, names)]
     if job.get("array") == "True" and "t" in extend:
-        for child in ctx.app.state.subjobs(job["_id"]):
+        for child in subjobs.children(ctx.app.state, job, ctx.app.server_name):
             if child.get("job_state") in st.HISTORY_STATES and "x" not in extend \
                     and child.get("job_state") != st.EXPIRED:
                 continue
@@ -233,7 +252,8 @@ def selectjob(ctx: Context, request: Dict[str, Any]) -> List[str]:
             raise PbsError(PBSE_UNKQUE)
     out: List[str] = []
     state = ctx.app.state
-    for job in list(state.jobs.values()) if "x" in extend else state.live_jobs():
+    jobs = list(state.jobs.values()) if "x" in extend else state.live_jobs()
+    for job in _with_subjobs(ctx, jobs) if "t" in extend else jobs:
         if job.get("array_id") and "t" not in extend:
             continue
         if job.get("job_state") in st.HISTORY_STATES and "x" not in extend:
