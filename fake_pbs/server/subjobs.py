@@ -17,6 +17,8 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from fake_pbs.model import job_attrs, states as st
 from fake_pbs.server import jobids
+from fake_pbs.server.app import ServerApp
+from fake_pbs.server.state import ServerState
 
 Job = Dict[str, Any]
 
@@ -167,7 +169,7 @@ def record(parent: Job, index: int, server_name: str, state: str = st.QUEUED,
     return child
 
 
-def lookup(state: Any, parent: Job, index: int, server_name: str) -> Optional[Job]:
+def lookup(state: ServerState, parent: Job, index: int, server_name: str) -> Optional[Job]:
     """Subjob ``index`` of ``parent``: its record, or the one it would have; None if none."""
     real = state.jobs.get(jobids.make(int(parent["_seq"]), server_name, index=index))
     if real is not None:
@@ -178,7 +180,7 @@ def lookup(state: Any, parent: Job, index: int, server_name: str) -> Optional[Jo
     return record(parent, index, server_name, *found)
 
 
-def children(state: Any, parent: Job, server_name: str) -> List[Job]:
+def children(state: ServerState, parent: Job, server_name: str) -> List[Job]:
     """Every subjob of ``parent`` by index: records, and those built from the table."""
     out = list(state.subjobs(parent["_id"]))
     for index in queued_indices(parent):
@@ -191,7 +193,8 @@ def children(state: Any, parent: Job, server_name: str) -> List[Job]:
     return out
 
 
-def materialize(app: Any, parent: Job, index: int, queued_only: bool = False) -> Optional[Job]:
+def materialize(app: ServerApp, parent: Job, index: int,
+                queued_only: bool = False) -> Optional[Job]:
     """Make subjob ``index`` a record of its own (stored with the parent's smaller table);
     None when the table has no such index (``queued_only``: no such queued index)."""
     found = _take(parent, index, queued_only)
@@ -208,7 +211,7 @@ def materialize(app: Any, parent: Job, index: int, queued_only: bool = False) ->
     return child
 
 
-def materialize_id(app: Any, jobid: str) -> Optional[Job]:
+def materialize_id(app: ServerApp, jobid: str) -> Optional[Job]:
     """:func:`materialize` by subjob id; None unless it names an index of a known array."""
     parent_id = jobids.parent_of(jobid)
     parent = app.state.jobs.get(parent_id or "")

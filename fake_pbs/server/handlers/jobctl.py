@@ -24,7 +24,7 @@ EXIT_BY_SIGNAL = {False: 271, True: 265}
 
 
 # -- qdel -------------------------------------------------------------------------------------
-_SUBJOB_RANGE = re.compile(r"^(\d+)\[(\d+)-(\d+)(?::(\d+))?\](?:\.(.*))?$")
+_SUBJOB_RANGE = jobids.SUBJOB_RANGE
 
 
 @handler("deljob")

@@ -140,7 +140,7 @@ def _with_subjobs(ctx: Context, jobs: List[Job]) -> Iterator[Job]:
             yield from subjobs.children(state, job, ctx.app.server_name)
 
 
-_SUBJOB_RANGE = re.compile(r"^(\d+)\[(\d+)-(\d+)(?::(\d+))?\](?:\.(.*))?$")
+_SUBJOB_RANGE = jobids.SUBJOB_RANGE
 
 
 def _subjob_range(ctx: Context, span: "re.Match[str]", extend: str,
