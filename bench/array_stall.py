@@ -2,7 +2,7 @@
 
 A prober thread asks the server for the job list (``statjob`` of all jobs plus ``statsvr``, what
 a plain ``qstat`` sends) on a connection of its own, back to back, while the main thread runs
-``qsub -J 0-<N-1>`` and then ``qdel`` of that array.  Printed: each command's wall time and the
+``qsub -J 0-<N-1>``, ``qstat -t`` of that array and then its ``qdel``.  Printed: each command's wall time and the
 probe latencies seen during it (median, max), then the same for a quiet baseline.
 
     python -m bench.array_stall --size 10000
@@ -85,16 +85,19 @@ def main() -> None:
         qsub_s, jobid = _timed(cluster, ["qsub", "-J", "0-%d" % (args.size - 1)], SCRIPT)
         prober.phase = "between"
         time.sleep(1.0)
+        prober.phase = "qstat-t"
+        qstat_s, listing = _timed(cluster, ["qstat", "-t", jobid])
         prober.phase = "qdel"
         qdel_s, _ = _timed(cluster, ["qdel", jobid])
         gone_s = _wait_gone(cluster, jobid)
         prober.phase = "after"
         time.sleep(1.0)
         prober.stop()
-    print("array of %d subjobs: qsub %.2f s, qdel %.2f s (+%.2f s until it left the list)"
-          % (args.size, qsub_s, qdel_s, gone_s))
+    print("array of %d subjobs: qsub %.2f s, qstat -t %.2f s (%d lines), qdel %.2f s "
+          "(+%.2f s until it left the list)" % (args.size, qsub_s, qstat_s,
+                                                len(listing.splitlines()), qdel_s, gone_s))
     print("%-8s %6s %10s %10s" % ("phase", "probes", "median ms", "max ms"))
-    for phase in ("idle", "qsub", "between", "qdel", "after"):
+    for phase in ("idle", "qsub", "between", "qstat-t", "qdel", "after"):
         times = prober.seen.get(phase, [])
         if times:
             print("%-8s %6d %10.1f %10.1f" % (phase, len(times), 1000 * statistics.median(times),

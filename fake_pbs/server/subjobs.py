@@ -141,12 +141,18 @@ def _find(parent: Job, index: int) -> Optional[Tuple[str, int]]:
 
 
 # -- records --------------------------------------------------------------------------------
+def copied(parent: Job) -> Job:
+    """What every subjob takes from ``parent`` (create_subjob's copy)."""
+    return {k: v for k, v in parent.items()
+            if job_attrs.subjob_copies(k) and k not in _PARENT_ONLY}
+
+
 def record(parent: Job, index: int, server_name: str, state: str = st.QUEUED,
-           when: int = 0) -> Job:
+           when: int = 0, base: Optional[Job] = None) -> Job:
     """The record of subjob ``index`` as create_subjob makes it from ``parent`` (queued), or
-    as it is once deleted before it ran (``state`` X at ``when``: F once the array is over)."""
-    child: Job = {k: v for k, v in parent.items()
-                  if job_attrs.subjob_copies(k) and k not in _PARENT_ONLY}
+    as it is once deleted before it ran (``state`` X at ``when``: F once the array is over).
+    ``base``: :func:`copied` of ``parent``, when the caller makes many."""
+    child = dict(base) if base is not None else copied(parent)
     child["_id"] = jobids.make(int(parent["_seq"]), server_name, index=index)
     # Subjobs start queued whatever the parent's hold (j04h: a `qsub -h -J` array is H, its
     # subjobs Q; the scheduler runs none while the parent is held).
@@ -169,6 +175,19 @@ def record(parent: Job, index: int, server_name: str, state: str = st.QUEUED,
     return child
 
 
+def rows(parent: Job) -> List[Tuple[str, int, List[int]]]:
+    """The table's subjobs in groups whose records differ only in their index: (state,
+    time it expired or 0, indices); a queued row with a comment of its own is a group alone."""
+    comments = parent.get(COMMENTS) or {}
+    plain = [i for i in queued_indices(parent) if str(i) not in comments]
+    out: List[Tuple[str, int, List[int]]] = [(st.QUEUED, 0, plain)] if plain else []
+    out += [(st.QUEUED, 0, [int(i)]) for i in sorted(comments, key=int)
+            if _find(parent, int(i)) == (st.QUEUED, 0)]
+    for when, ranges in expired(parent):
+        out.append((st.EXPIRED, when, [i for r in ranges for i in r]))
+    return out
+
+
 def lookup(state: ServerState, parent: Job, index: int, server_name: str) -> Optional[Job]:
     """Subjob ``index`` of ``parent``: its record, or the one it would have; None if none."""
     real = state.jobs.get(jobids.make(int(parent["_seq"]), server_name, index=index))
@@ -183,12 +202,9 @@ def lookup(state: ServerState, parent: Job, index: int, server_name: str) -> Opt
 def children(state: ServerState, parent: Job, server_name: str) -> List[Job]:
     """Every subjob of ``parent`` by index: records, and those built from the table."""
     out = list(state.subjobs(parent["_id"]))
-    for index in queued_indices(parent):
-        out.append(record(parent, index, server_name))
-    for when, ranges in expired(parent):
-        for r in ranges:
-            for index in r:
-                out.append(record(parent, index, server_name, st.EXPIRED, when))
+    base = copied(parent)
+    for kind, when, indices in rows(parent):
+        out += [record(parent, i, server_name, kind, when, base) for i in indices]
     out.sort(key=lambda c: int(c.get("array_index", "0")))
     return out
 

@@ -1,6 +1,6 @@
 """``statjob``, ``selectjob``, ``statque``, ``statsvr``, ``statnode``: PBS's attribute sets."""
 import re
-from typing import Any, Dict, Iterator, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
 from fake_pbs.jsonwire import dumps
 from fake_pbs.model import attrs as order
@@ -103,29 +103,69 @@ def _all_jobs(ctx: Context, extend: str, names: Optional[List[str]]) -> EncodedL
     state = ctx.app.state
     history = "x" in extend
     with_subjobs = "t" in extend
-    index = state.index
-    index.sync(state.jobs)
+    state.index.sync(state.jobs)
     jobs = list(state.jobs.values()) if history else state.live_jobs()
     everyone = ctx.caller.manager or is_true(state.server.get("query_other_jobs", "True"))
-    key = (ctx.caller.manager, tuple(str(n) for n in names) if names else None)
     out: List[bytes] = []
-    for job in _with_subjobs(ctx, jobs) if with_subjobs else jobs:
-        if job.get("array_id") and not with_subjobs:
-            continue
+    for job in jobs:
+        if job.get("array_id") and (not with_subjobs or job["array_id"] in state.jobs):
+            continue  # a subjob is listed with its array (below), if at all
         done = job.get("job_state") in st.HISTORY_STATES
         if done and not history:
             continue
         if not (everyone or is_owner(ctx, job)):
             continue
-        data = index.encoded(job, key) if done else None
-        if data is None:
-            data = dumps(job_record(ctx, job, names)).encode("ascii")
-            # a parent's counters are computed, an expired subjob shows its parent's status
-            if done and job.get("array") != "True" and not (
-                    job.get("array_id") and "stime" not in job):
-                index.keep_encoded(job, key, data)
-        out.append(data)
+        out.append(_encoded(ctx, job, names))
+        if with_subjobs and job.get("array") == "True":
+            out += _subjob_items(ctx, job, names, lambda child: history or child.get(
+                "job_state") not in st.HISTORY_STATES)
     return EncodedList(out)
+
+
+def _encoded(ctx: Context, job: Job, names: Optional[List[str]]) -> bytes:
+    """``job``'s record, encoded; a history job's from the index's cache."""
+    index = ctx.app.state.index
+    key = (ctx.caller.manager, tuple(str(n) for n in names) if names else None)
+    done = job.get("job_state") in st.HISTORY_STATES
+    data = index.encoded(job, key) if done else None
+    if data is None:
+        data = dumps(job_record(ctx, job, names)).encode("ascii")
+        # a parent's counters are computed, an expired subjob shows its parent's status
+        if done and job.get("array") != "True" and not (
+                job.get("array_id") and "stime" not in job):
+            index.keep_encoded(job, key, data)
+    return data
+
+
+#: Two indices no array has (max_array_size is far below): the table's rows of one group are
+#: encoded once with each, and the rest by putting their index in its place.
+_SAMPLES = (987654321012, 987654321013)
+
+
+def _subjob_items(ctx: Context, parent: Job, names: Optional[List[str]],
+                  shown: Callable[[Job], bool]) -> List[bytes]:
+    """The encoded records of ``parent``'s subjobs that ``shown`` keeps, by index: stored
+    ones one by one; each group of the table's rows (subjobs.rows, records that differ only
+    in their index) from one encoding, so a 10,000-row table costs little more than its
+    bytes."""
+    server = ctx.app.server_name
+    items = [(int(child.get("array_index", "0")), _encoded(ctx, child, names))
+             for child in ctx.app.state.subjobs(parent["_id"]) if shown(child)]
+    base = subjobs.copied(parent)
+    for kind, when, indices in subjobs.rows(parent):
+        one, two = (subjobs.record(parent, i, server, kind, when, base) for i in _SAMPLES)
+        if not shown(one):
+            continue
+        first = dumps(job_record(ctx, one, names))
+        mark = str(_SAMPLES[0])
+        if first.replace(mark, str(_SAMPLES[1])) == dumps(job_record(ctx, two, names)):
+            items += [(i, first.replace(mark, str(i)).encode("ascii")) for i in indices]
+            continue
+        # the index's digits also stand elsewhere in the record: encode each on its own
+        items += [(i, dumps(job_record(ctx, subjobs.record(parent, i, server, kind, when, base),
+                                       names)).encode("ascii")) for i in indices]
+    items.sort(key=lambda item: item[0])
+    return [data for _, data in items]
 
 
 def _with_subjobs(ctx: Context, jobs: List[Job]) -> Iterator[Job]:
@@ -196,11 +236,9 @@ def statjob(ctx: Context, request: Dict[str, Any]) -> Any:
         raise PbsError(PBSE_PERM)
     out = [job_record(ctx, job, names)]
     if job.get("array") == "True" and "t" in extend:
-        for child in subjobs.children(ctx.app.state, job, ctx.app.server_name):
-            if child.get("job_state") in st.HISTORY_STATES and "x" not in extend \
-                    and child.get("job_state") != st.EXPIRED:
-                continue
-            out.append(job_record(ctx, child, names))
+        return EncodedList([dumps(out[0]).encode("ascii")] + _subjob_items(
+            ctx, job, names, lambda child: child.get("job_state") not in st.HISTORY_STATES
+            or "x" in extend or child.get("job_state") == st.EXPIRED))
     return out
 
 
