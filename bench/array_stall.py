@@ -2,8 +2,8 @@
 
 A prober thread asks the server for the job list (``statjob`` of all jobs plus ``statsvr``, what
 a plain ``qstat`` sends) on a connection of its own, back to back, while the main thread runs
-``qsub -J 0-<N-1>``, ``qstat -t`` of that array and then its ``qdel``.  Printed: each command's wall time and the
-probe latencies seen during it (median, max), then the same for a quiet baseline.
+``qsub -J 0-<N-1>``, ``qstat -t`` of that array and then its ``qdel``.  Printed: each command's
+wall time, and the probe latencies (median, max) in each phase, quiet ones included.
 
     python -m bench.array_stall --size 10000
 """
