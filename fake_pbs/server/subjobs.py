@@ -53,6 +53,23 @@ def unparse(ranges: List[range]) -> str:
     return ",".join(parts)
 
 
+def compress(indices: List[int]) -> List[range]:
+    """Ascending ``indices`` as ranges: runs of one step each (``0-8:2``, ``9-12``)."""
+    out: List[range] = []
+    at = 0
+    while at < len(indices):
+        first = indices[at]
+        if at + 1 == len(indices):
+            out.append(range(first, first + 1))
+            break
+        step, end = indices[at + 1] - first, at + 1
+        while end + 1 < len(indices) and indices[end + 1] - indices[end] == step:
+            end += 1
+        out.append(range(first, indices[end] + 1, step))
+        at = end + 1
+    return out
+
+
 def _without(ranges: List[range], index: int) -> Optional[List[range]]:
     """``ranges`` less ``index``; None when it was not among them."""
     starts = [r.start for r in ranges]
@@ -111,6 +128,22 @@ def expire_queued(parent: Job, now: int) -> int:
     parent[QUEUED] = ""
     parent.pop(COMMENTS, None)
     return count
+
+
+def expire_span(parent: Job, span: range, now: int) -> int:
+    """``qdel N[a-b]``: the queued rows in ``span`` expire at once, as req_delete.c sets
+    them in the table (no record, log line or D record each); how many."""
+    ranges = queued(parent)
+    gone = [i for r in ranges for i in r if i in span]
+    if not gone:
+        return 0
+    dropped = set(gone)
+    parent[QUEUED] = unparse(compress([i for r in ranges for i in r if i not in dropped]))
+    parent[EXPIRED] = list(parent.get(EXPIRED, [])) + [[now, unparse(compress(gone))]]
+    comments = parent.get(COMMENTS)
+    if comments:
+        parent[COMMENTS] = {k: v for k, v in comments.items() if int(k) not in dropped}
+    return len(gone)
 
 
 def _take(parent: Job, index: int, queued_only: bool) -> Optional[Tuple[str, int]]:

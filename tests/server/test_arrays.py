@@ -95,6 +95,13 @@ def test_a_big_array_is_one_record_until_its_subjobs_run(fake_pbs: FakeCluster) 
     attrs = fake_pbs.job(parent)
     assert attrs["array_indices_remaining"] == "0-9,20-9999"
     assert attrs["array_state_count"] == "Queued:9990 Running:0 Exiting:0 Expired:10"
+    assert fake_pbs.run(["qdel", _sub(parent, "100-9000:2")]).returncode == 0
+    attrs = fake_pbs.job(parent)
+    assert attrs["array_state_count"] == "Queued:5539 Running:0 Exiting:0 Expired:4461"
+    assert attrs["array_indices_remaining"].startswith("0-9,20-99,101,103,")
+    assert attrs["array_indices_remaining"].endswith(",8997,8999,9001-9999")
+    assert fake_pbs.job(_sub(parent, 102))["job_state"] == "X"
+    assert fake_pbs.job(_sub(parent, 103))["job_state"] == "Q"
     assert fake_pbs.run(["qdel", parent]).returncode == 0
     attrs = fake_pbs.wait(parent, timeout=30)
     assert attrs["array_state_count"] == "Queued:0 Running:0 Exiting:0 Expired:10000"

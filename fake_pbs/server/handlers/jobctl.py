@@ -50,12 +50,17 @@ def _delete_range(ctx: Context, request: Dict[str, Any], span: "re.Match[str]") 
     if parent.get("job_state") in st.HISTORY_STATES and not request.get("purge"):
         raise lifecycle_finished()  # chk_job_request: the parent is over (k12k)
     require_owner(ctx, parent)
-    for index in range(first, last + 1, step):
-        child = ctx.app.state.jobs.get(jobids.make(seq, server, index=index))
-        if child is None:  # a queued row of the table becomes a record to be deleted
-            child = subjobs.materialize(ctx.app, parent, index, queued_only=True)
-        if child is not None and child.get("job_state") not in st.HISTORY_STATES:
+    # the queued rows of the table expire as one change; subjobs that are records are
+    # deleted one by one (req_delete.c)
+    span = range(first, last + 1, step)
+    expired = subjobs.expire_span(parent, span, ctx.app.now())
+    for child in sorted(ctx.app.state.subjobs(parent["_id"]),
+                        key=lambda c: int(c.get("array_index", "-1"))):
+        if int(child.get("array_index", "-1")) in span and \
+                child.get("job_state") not in st.HISTORY_STATES:
             _delete(ctx, child, request)
+    if expired:
+        lifecycle.array_child_ended(ctx.app, parent["_id"])
 
 
 def _delete(ctx: Context, job: Job, request: Dict[str, Any]) -> None:
