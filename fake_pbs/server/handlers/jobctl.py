@@ -52,11 +52,11 @@ def _delete_range(ctx: Context, request: Dict[str, Any], span: "re.Match[str]") 
     require_owner(ctx, parent)
     # the queued rows of the table expire as one change; subjobs that are records are
     # deleted one by one (req_delete.c)
-    span = range(first, last + 1, step)
-    expired = subjobs.expire_span(parent, span, ctx.app.now())
+    indices = range(first, last + 1, step)
+    expired = subjobs.expire_span(parent, indices, ctx.app.now())
     for child in sorted(ctx.app.state.subjobs(parent["_id"]),
                         key=lambda c: int(c.get("array_index", "-1"))):
-        if int(child.get("array_index", "-1")) in span and \
+        if int(child.get("array_index", "-1")) in indices and \
                 child.get("job_state") not in st.HISTORY_STATES:
             _delete(ctx, child, request)
     if expired:
