@@ -52,6 +52,7 @@ class Scheduler(SchedulerLike):
         self._plan_broken = False  # a run of the current pass was refused
         # Array parents whose table's comments the current pass changed (saved at its end).
         self._commented: Set[str] = set()
+        self._rows_left = False  # an array has queued rows the current pass did not consider
         # sched_config's resources line, read at start and at each SCH_CONFIGURE only.
         self._scheduled = sched_config.scheduled(app.read_sched_config())
 
@@ -164,8 +165,12 @@ class Scheduler(SchedulerLike):
         not grow with the array."""
         if job.get("array") != "True" or not job.get(subjobs.QUEUED):
             return []
-        return [subjobs.record(job, index, self.app.server_name)
-                for index in subjobs.first_queued(job, SUBJOBS_PER_CYCLE)]
+        indices = subjobs.first_queued(job, SUBJOBS_PER_CYCLE + 1)
+        if len(indices) > SUBJOBS_PER_CYCLE:
+            self._rows_left = True
+        base = subjobs.copied(job)
+        return [subjobs.record(job, index, self.app.server_name, base=base)
+                for index in indices[:SUBJOBS_PER_CYCLE]]
 
     def _pass(self, considered: Set[str], qrun: Optional[str] = None) -> bool:
         """Apply one pure cycle in order; True when a preemption happened (go on after it)."""
@@ -203,6 +208,11 @@ class Scheduler(SchedulerLike):
                 if parent in state.jobs:
                     state.save_job(parent)
             self._commented.clear()
+            if self._rows_left and runs:
+                # an array had more queued rows than a cycle considers and jobs started:
+                # another cycle considers the next ones (idle cpus do not wait for an end)
+                self.trigger()
+            self._rows_left = False
         if pending is None:
             return False
         plan, request = pending
