@@ -87,10 +87,6 @@ def queued(parent: Job) -> List[range]:
     return parse(str(parent.get(QUEUED, "")))
 
 
-def queued_count(parent: Job) -> int:
-    return sum(len(r) for r in queued(parent))
-
-
 def queued_indices(parent: Job) -> Iterator[int]:
     for r in queued(parent):
         yield from r
@@ -146,14 +142,12 @@ def expire_span(parent: Job, span: range, now: int) -> int:
     return len(gone)
 
 
-def _take(parent: Job, index: int, queued_only: bool) -> Optional[Tuple[str, int]]:
+def _take(parent: Job, index: int) -> Optional[Tuple[str, int]]:
     """Remove ``index`` from the table: ("Q", 0) or ("X", time it expired); None if absent."""
     rest = _without(queued(parent), index)
     if rest is not None:
         parent[QUEUED] = unparse(rest)
         return st.QUEUED, 0
-    if queued_only:
-        return None
     entries = list(parent.get(EXPIRED, []))
     for at, (when, text) in enumerate(entries):
         rest = _without(parse(str(text)), index)
@@ -242,11 +236,10 @@ def children(state: ServerState, parent: Job, server_name: str) -> List[Job]:
     return out
 
 
-def materialize(app: ServerApp, parent: Job, index: int,
-                queued_only: bool = False) -> Optional[Job]:
+def materialize(app: ServerApp, parent: Job, index: int) -> Optional[Job]:
     """Make subjob ``index`` a record of its own (stored with the parent's smaller table);
-    None when the table has no such index (``queued_only``: no such queued index)."""
-    found = _take(parent, index, queued_only)
+    None when the table has no such index."""
+    found = _take(parent, index)
     if found is None:
         return None
     child = record(parent, index, app.server_name, *found)

@@ -5,6 +5,7 @@ array_func.c keeps a subjob that has not run only in its parent's table and make
 req_signal.c (req_signaljob) signals every running subjob of ``N[]`` or of a range.
 """
 from pathlib import Path
+from typing import Any, Dict
 
 from fake_pbs.testing import FakeCluster, wait_for
 
@@ -107,3 +108,19 @@ def test_a_big_array_is_one_record_until_its_subjobs_run(fake_pbs: FakeCluster) 
     assert attrs["array_state_count"] == "Queued:0 Running:0 Exiting:0 Expired:10000"
     sub = fake_pbs.job(_sub(parent, 7000))
     assert (sub["job_state"], sub["comment"]) == ("F", "Subjob finished")
+
+
+def test_index_ranges_round_trip() -> None:
+    """The table's index text (PBS's range form, as array_indices_submitted): parse, print,
+    take one index out, and ascending indices back to ranges of one step each."""
+    from fake_pbs.server import subjobs
+
+    assert subjobs.unparse(subjobs.parse("0-9,12,20-30:2")) == "0-9,12,20-30:2"
+    assert subjobs.unparse(subjobs.compress([0, 2, 4, 6, 9, 10, 11, 20])) == "0-6:2,9-11,20"
+    parent: Dict[str, Any] = {subjobs.QUEUED: "0-9999"}
+    assert subjobs.first_queued(parent, 3) == [0, 1, 2]
+    assert subjobs.expire_span(parent, range(10, 20), 7) == 10
+    assert parent[subjobs.QUEUED] == "0-9,20-9999"
+    assert parent[subjobs.EXPIRED] == [[7, "10-19"]]
+    assert subjobs.expire_queued(parent, 8) == 9990
+    assert parent[subjobs.QUEUED] == "" and subjobs.expired_count(parent) == 10000
