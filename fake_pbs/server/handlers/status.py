@@ -12,6 +12,7 @@ from fake_pbs.server import assigned, jobids, subjobs
 from fake_pbs.server.defaults import mem_bytes
 from fake_pbs.server.handlers.common import caller_level, is_owner, is_true
 from fake_pbs.server.handlers.registry import Context, handler
+from fake_pbs.server.jobindex import EncodingKey
 from fake_pbs.server.rawreply import EncodedList
 
 Job = Dict[str, Any]
@@ -106,6 +107,7 @@ def _all_jobs(ctx: Context, extend: str, names: Optional[List[str]]) -> EncodedL
     state.index.sync(state.jobs)
     jobs = list(state.jobs.values()) if history else state.live_jobs()
     everyone = ctx.caller.manager or is_true(state.server.get("query_other_jobs", "True"))
+    key = _encoding_key(ctx, names)
     out: List[bytes] = []
     for job in jobs:
         if job.get("array_id") and (not with_subjobs or job["array_id"] in state.jobs):
@@ -115,17 +117,17 @@ def _all_jobs(ctx: Context, extend: str, names: Optional[List[str]]) -> EncodedL
             continue
         if not (everyone or is_owner(ctx, job)):
             continue
-        out.append(_encoded(ctx, job, names))
+        out.append(_encoded(ctx, job, names, key))
         if with_subjobs and job.get("array") == "True":
             out += _subjob_items(ctx, job, names, lambda child: history or child.get(
                 "job_state") not in st.HISTORY_STATES)
     return EncodedList(out)
 
 
-def _encoded(ctx: Context, job: Job, names: Optional[List[str]]) -> bytes:
-    """``job``'s record, encoded; a history job's from the index's cache."""
+def _encoded(ctx: Context, job: Job, names: Optional[List[str]],
+             key: EncodingKey) -> bytes:
+    """``job``'s record, encoded; a history job's from the index's cache (under ``key``)."""
     index = ctx.app.state.index
-    key = (ctx.caller.manager, tuple(str(n) for n in names) if names else None)
     done = job.get("job_state") in st.HISTORY_STATES
     data = index.encoded(job, key) if done else None
     if data is None:
@@ -135,6 +137,10 @@ def _encoded(ctx: Context, job: Job, names: Optional[List[str]]) -> bytes:
                 job.get("array_id") and "stime" not in job):
             index.keep_encoded(job, key, data)
     return data
+
+
+def _encoding_key(ctx: Context, names: Optional[List[str]]) -> EncodingKey:
+    return (bool(ctx.caller.manager), tuple(str(n) for n in names) if names else None)
 
 
 #: Two indices no array has (max_array_size is far below): the table's rows of one group are
@@ -149,7 +155,8 @@ def _subjob_items(ctx: Context, parent: Job, names: Optional[List[str]],
     in their index) from one encoding, so a 10,000-row table costs little more than its
     bytes."""
     server = ctx.app.server_name
-    items = [(int(child.get("array_index", "0")), _encoded(ctx, child, names))
+    key = _encoding_key(ctx, names)
+    items = [(int(child.get("array_index", "0")), _encoded(ctx, child, names, key))
              for child in ctx.app.state.subjobs(parent["_id"]) if shown(child)]
     base = subjobs.copied(parent)
     for kind, when, indices in subjobs.rows(parent):
