@@ -124,3 +124,16 @@ def test_index_ranges_round_trip() -> None:
     assert parent[subjobs.EXPIRED] == [[7, "10-19"]]
     assert subjobs.expire_queued(parent, 8) == 9990
     assert parent[subjobs.QUEUED] == "" and subjobs.expired_count(parent) == 10000
+
+
+def test_subjobs_run_in_index_order(fake_pbs: FakeCluster) -> None:
+    """PBS starts an array's subjobs by index (its table's next queued one), whether or not a
+    request made one a record first (here a qalter of the last)."""
+    parent = fake_pbs.qsub("sleep 30", "-h", "-J", "0-3", "-l", "select=1:ncpus=8")
+    assert fake_pbs.run(["qalter", "-N", "last", _sub(parent, 3)]).returncode == 0
+    assert fake_pbs.run(["qrls", parent]).returncode == 0
+    fake_pbs.wait(_sub(parent, 1), "R", timeout=30)
+    states = {i: fake_pbs.job(_sub(parent, i))["job_state"] for i in range(4)}
+    assert states == {0: "R", 1: "R", 2: "Q", 3: "Q"}
+    assert fake_pbs.run(["qdel", parent]).returncode == 0
+    fake_pbs.wait(parent, timeout=60)

@@ -151,6 +151,8 @@ class Scheduler(SchedulerLike):
         # The job index's live jobs, in table order: a cycle costs O(live), not O(history).
         app = self.app
         for job in app.state.live_jobs():
+            if job.get("job_state") == st.QUEUED and job.get("array_id") in app.state.jobs:
+                continue  # considered with its array's rows, in index order (below)
             for record in [job] + self._next_subjobs(job):
                 entry = public(record)
                 entry["id"] = record["_id"]
@@ -160,17 +162,23 @@ class Scheduler(SchedulerLike):
         return jobs
 
     def _next_subjobs(self, job: Dict[str, Any]) -> List[Dict[str, Any]]:
-        """The first queued rows of an array's table (subjobs.py), as the records they become
-        when run: a cycle considers at most :data:`SUBJOBS_PER_CYCLE` of them, so its cost does
-        not grow with the array."""
-        if job.get("array") != "True" or not job.get(subjobs.QUEUED):
+        """An array's queued subjobs by index, as PBS runs them: those that are records and
+        the first rows of its table (subjobs.py), as the records they become when run.  A
+        cycle considers at most :data:`SUBJOBS_PER_CYCLE` rows, so its cost does not grow with
+        the array."""
+        if job.get("array") != "True":
             return []
-        indices = subjobs.first_queued(job, SUBJOBS_PER_CYCLE + 1)
-        if len(indices) > SUBJOBS_PER_CYCLE:
-            self._rows_left = True
-        base = subjobs.copied(job)
-        return [subjobs.record(job, index, self.app.server_name, base=base)
-                for index in indices[:SUBJOBS_PER_CYCLE]]
+        stored = [c for c in self.app.state.subjobs(job["_id"])
+                  if c.get("job_state") == st.QUEUED]
+        rows: List[Dict[str, Any]] = []
+        if job.get(subjobs.QUEUED):
+            indices = subjobs.first_queued(job, SUBJOBS_PER_CYCLE + 1)
+            if len(indices) > SUBJOBS_PER_CYCLE:
+                self._rows_left = True
+            base = subjobs.copied(job)
+            rows = [subjobs.record(job, index, self.app.server_name, base=base)
+                    for index in indices[:SUBJOBS_PER_CYCLE]]
+        return sorted(stored + rows, key=lambda c: int(c.get("array_index", "0")))
 
     def _pass(self, considered: Set[str], qrun: Optional[str] = None) -> bool:
         """Apply one pure cycle in order; True when a preemption happened (go on after it)."""
