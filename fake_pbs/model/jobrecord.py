@@ -58,6 +58,11 @@ PRIVATE_FIELDS = {
     # -- array parents (server/lifecycle.py) --------------------------------------------------
     "_sub_exit": ("str", "an array parent's Exit_status to be, from the last subjob that ended "
                          "(update_sj_parent: 1 positive, 2 negative, 0)"),
+    "_sj_queued": ("str", "the queued subjobs that are no records yet, as PBS range text "
+                          "(``0-9,12``): rows of the array's table (server/subjobs.py)"),
+    "_sj_expired": ("list[[int, str]]", "(when, ranges) of the table's subjobs deleted before "
+                                        "they ran (qdel of the array)"),
+    "_sj_comments": ("dict[str, str]", "the scheduler's comment per index of a queued row"),
     # -- not a job field: queue and server records (server/assigned.py) ---------------------
     "_assigned": ("str", "a queue's or the server's resources_assigned names, comma-separated: "
                          "once totalled, shown at 0 when nothing holds them"),

@@ -42,3 +42,13 @@ def parent_of(jobid: str) -> Optional[str]:
     if index:
         return "%d[].%s" % (seq, jobid.split(".", 1)[1])
     return None
+
+
+def index_of(jobid: str) -> Optional[int]:
+    """``12[3].vm`` -> 3; None for other ids."""
+    index = split(jobid)[1]
+    return int(index) if index else None
+
+
+#: ``12[3-5].vm``, ``12[0-10:2]``: a range of an array's subjobs (qdel, qsig, qstat).
+SUBJOB_RANGE = re.compile(r"^(\d+)\[(\d+)-(\d+)(?::(\d+))?\](?:\.(.*))?$")

@@ -13,6 +13,7 @@ import sys
 from typing import Dict, List, Mapping, Optional, Tuple
 
 from fake_pbs.model import states as st
+from fake_pbs.server import jobids
 from fake_pbs.server.store import Record
 
 #: (caller is a manager, requested names) -> one job's encoded statjob record.
@@ -53,11 +54,19 @@ class JobIndex:
         # (history_timestamp, id) of top-level history jobs, oldest first: the purge pops what
         # expired instead of walking the history.  Entries of jobs gone are dropped on pop.
         self._expiry: List[Tuple[int, str]] = []
+        # Stored subjobs by array parent (the others are rows of the parent's table:
+        # server/subjobs.py), so a parent's subjobs cost their number, not the table's.
+        self._children: Dict[str, Dict[str, None]] = {}
 
     # -- keeping up -------------------------------------------------------------------------
     def saved(self, jobid: str, record: Optional[Record]) -> None:
         """``record`` (None: deleted) was just saved under ``jobid``."""
         self._encoded.pop(jobid, None)
+        parent = record.get("array_id") if record is not None else None
+        if parent:
+            self._children.setdefault(str(parent), {})[jobid] = None
+        elif record is None:
+            self._children.get(jobids.parent_of(jobid) or "", {}).pop(jobid, None)
         old = self._history.pop(jobid, None)
         if old is not None:
             self.history_top -= old[0]
@@ -82,6 +91,7 @@ class JobIndex:
         self._history.clear()
         self._encoded.clear()
         self._expiry.clear()
+        self._children.clear()
         self.history_top = self.history_ran = 0
         for jobid, record in jobs.items():
             self.saved(jobid, record)
@@ -107,6 +117,12 @@ class JobIndex:
             if current.get("job_state") not in st.HISTORY_STATES:
                 out.append(current)
         return out
+
+    def subjobs(self, jobs: Mapping[str, Record], parent_id: str) -> List[Record]:
+        """The stored subjobs of ``parent_id``, in the order they were first saved."""
+        self.sync(jobs)
+        known = self._children.get(parent_id, {})
+        return [jobs[j] for j in known if j in jobs and jobs[j].get("array_id") == parent_id]
 
     def history_counts(self, jobs: Mapping[str, Record]) -> Tuple[int, int]:
         """(history jobs that are not subjobs, those of them with an exec_vnode)."""

@@ -14,7 +14,8 @@ from fake_pbs import crashpoints
 from fake_pbs.model import node_states, states as st
 from fake_pbs.model.errors import (PBSE_HOOK_REJECT_DELETEJOB, PBSE_HOOK_REJECT_RERUNJOB,
                                    PBSE_MOMREJECT, message_for)
-from fake_pbs.server import accounting, assigned, hookpoints, hooksync, vnodeslots as vnodes
+from fake_pbs.server import (accounting, assigned, hookpoints, hooksync, subjobs,
+                             vnodeslots as vnodes)
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.logs import DEBUG
 
@@ -704,10 +705,13 @@ def array_child_ended(app: ServerApp, parent_id: str) -> None:
     parent = app.state.jobs.get(parent_id)
     if parent is None or parent.get("job_state") in st.HISTORY_STATES:
         return
-    children = app.state.subjobs(parent_id)
-    if any(c.get("job_state") not in st.HISTORY_STATES for c in children):
+    stored = app.state.subjobs(parent_id)
+    if subjobs.queued(parent) or any(c.get("job_state") not in st.HISTORY_STATES
+                                     for c in stored):
         save(app, parent)
         return
+    # the table's subjobs never ran: no stime, no obittime, nothing for the end's figures
+    children = stored
     began = parent.get("job_state") == st.BEGUN
     substate = array_end_substate(parent, children)
     base = parent.get("comment") or "Job Array Began at %s" % time.strftime(
@@ -724,7 +728,7 @@ def array_child_ended(app: ServerApp, parent_id: str) -> None:
     if began:  # a parent that began has an E record, without usage (k14d)
         app.acct.record("E", parent_id, accounting.end_fields(
             parent, int(parent["Exit_status"]), app.now(), with_usage=False))
-    for child in children:
+    for child in stored:  # those of the table follow the parent's state (subjobs.record)
         if app.history_enabled():
             child["job_state"] = st.FINISHED
             save(app, child)

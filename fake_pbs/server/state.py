@@ -142,7 +142,9 @@ class ServerState:
         return self.index.live(self.jobs)
 
     def subjobs(self, parent_id: str) -> List[Record]:
-        return [j for j in self.jobs.values() if j.get("array_id") == parent_id]
+        """The subjobs of ``parent_id`` that are records (those that ran or were acted on
+        alone; the others are rows of its table: server/subjobs.py)."""
+        return self.index.subjobs(self.jobs, parent_id)
 
     def reset(self) -> None:
         """Forget every job and object; the caller re-creates the initial configuration."""

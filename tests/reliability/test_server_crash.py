@@ -83,3 +83,24 @@ def test_no_vnode_stays_charged_after_crashes(rig: Rig) -> None:
         node = rig.node(name)
         assert node["state"] == "free" and "jobs" not in node, node
         assert node.get("resources_assigned.ncpus", "0") == "0", node
+
+
+def test_an_arrays_table_survives_a_server_kill(rig: Rig) -> None:
+    """An array's subjobs that have not run are rows of the parent's record (server/subjobs.py,
+    as array_func.c keeps them): after a kill -9 the same subjobs are listed, a deleted one is
+    still expired, an altered one keeps its change, and the array then runs to its end."""
+    parent = rig.qsub("true", "-h", "-J", "0-99")
+    assert rig.run(["qdel", parent.replace("[]", "[5]")]).returncode == 0
+    assert rig.run(["qalter", "-N", "altered", parent.replace("[]", "[7]")]).returncode == 0
+    before = [(r["id"], dict(r["attrs"])["job_state"])
+              for r in rig.call("statjob", id=parent, extend="t")]
+    rig.kill("server")
+    rig.restart_missing()
+    after = [(r["id"], dict(r["attrs"])["job_state"])
+             for r in rig.call("statjob", id=parent, extend="t")]
+    assert after == before and len(after) == 101
+    assert dict(after)[parent.replace("[]", "[5]")] == "X"
+    assert rig.job(parent.replace("[]", "[7]"))["Job_Name"] == "altered"
+    assert rig.run(["qrls", parent]).returncode == 0
+    ended = rig.wait(parent, timeout=120)
+    assert ended["array_state_count"] == "Queued:0 Running:0 Exiting:0 Expired:1"

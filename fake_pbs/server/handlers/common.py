@@ -4,7 +4,7 @@ from typing import Any, Dict
 from fake_pbs.model import job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_HISTJOBID, PBSE_IVALREQ, PBSE_PERM, PBSE_UNKJOBID,
                                    PbsError)
-from fake_pbs.server import jobids, reqlog
+from fake_pbs.server import jobids, reqlog, subjobs
 from fake_pbs.server.handlers.registry import Context
 from fake_pbs.server.logs import SECURITY
 
@@ -39,7 +39,12 @@ def find_job(ctx: Context, request: Dict[str, Any], history: bool = False) -> Jo
         if (parent is not None and parent.get("job_state") in st.HISTORY_STATES
                 and not request.get("purge")):
             raise PbsError(PBSE_HISTJOBID)
-        raise PbsError(PBSE_UNKJOBID)
+        index = jobids.index_of(jobid)
+        if parent is not None and index is not None:
+            # a row of the array's table: acted on alone, it becomes a record (subjobs.py)
+            job = subjobs.materialize(ctx.app, parent, index)
+        if job is None:
+            raise PbsError(PBSE_UNKJOBID)
     if not history and job.get("job_state") in st.HISTORY_STATES:
         raise PbsError(PBSE_HISTJOBID)
     return job

@@ -11,7 +11,7 @@ from fake_pbs.model import job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADSTATE, PBSE_IVALREQ,
                                    PBSE_PERM, PBSE_UNKJOBID, PBSE_UNKQUE, PbsError)
 from fake_pbs.server import (accounting, execid, hookpoints, jobids, lifecycle, queueacl,
-                             resourcing, valuecheck)
+                             resourcing, subjobs, valuecheck)
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.handlers.common import caller_level, find_job, require_owner
 from fake_pbs.server.handlers.registry import Context, handler
@@ -24,7 +24,7 @@ EXIT_BY_SIGNAL = {False: 271, True: 265}
 
 
 # -- qdel -------------------------------------------------------------------------------------
-_SUBJOB_RANGE = re.compile(r"^(\d+)\[(\d+)-(\d+)(?::(\d+))?\](?:\.(.*))?$")
+_SUBJOB_RANGE = jobids.SUBJOB_RANGE
 
 
 @handler("deljob")
@@ -50,10 +50,17 @@ def _delete_range(ctx: Context, request: Dict[str, Any], span: "re.Match[str]") 
     if parent.get("job_state") in st.HISTORY_STATES and not request.get("purge"):
         raise lifecycle_finished()  # chk_job_request: the parent is over (k12k)
     require_owner(ctx, parent)
-    for index in range(first, last + 1, step):
-        child = ctx.app.state.jobs.get(jobids.make(seq, server, index=index))
-        if child is not None and child.get("job_state") not in st.HISTORY_STATES:
+    # the queued rows of the table expire as one change; subjobs that are records are
+    # deleted one by one (req_delete.c)
+    indices = range(first, last + 1, step)
+    expired = subjobs.expire_span(parent, indices, ctx.app.now())
+    for child in sorted(ctx.app.state.subjobs(parent["_id"]),
+                        key=lambda c: int(c.get("array_index", "-1"))):
+        if int(child.get("array_index", "-1")) in indices and \
+                child.get("job_state") not in st.HISTORY_STATES:
             _delete(ctx, child, request)
+    if expired:
+        lifecycle.array_child_ended(ctx.app, parent["_id"])
 
 
 def _delete(ctx: Context, job: Job, request: Dict[str, Any]) -> None:
@@ -146,6 +153,9 @@ def _maybe_purge(ctx: Context, job: Job) -> None:
 def delete_array(ctx: Context, parent: Job, force: bool) -> None:
     parent["_deleted_by"] = ctx.caller.name
     lifecycle.save(ctx.app, parent)
+    # The queued subjobs of the table expire at once, as one change of the parent
+    # (req_delete.c); those that are records are ended one by one.
+    subjobs.expire_queued(parent, ctx.app.now())
     children = [c for c in ctx.app.state.subjobs(parent["_id"])
                 if c.get("job_state") not in st.HISTORY_STATES]
     for child in children:
@@ -155,8 +165,7 @@ def delete_array(ctx: Context, parent: Job, force: bool) -> None:
             delete_one(ctx, child, force, requestor="")
         else:
             expire_subjob(ctx.app, child)
-    if not children:
-        lifecycle.array_child_ended(ctx.app, parent["_id"])
+    lifecycle.array_child_ended(ctx.app, parent["_id"])
 
 
 # -- holds ------------------------------------------------------------------------------------

@@ -4,13 +4,15 @@ Transcripts: k03 (qsig: signals, suspend/resume by managers only), k04 (qrerun: 
 non-rerunnable 190 unless forced, queued 168, the reply once the job is requeued), k06 (qrun:
 managers only; the scheduler preempts for it).
 """
+import re
 import time
 from typing import Any, Dict, Optional
 
 from fake_pbs.model import states as st
-from fake_pbs.model.errors import (PBSE_BADSTATE, PBSE_INTERNAL, PBSE_NORERUN, PBSE_PERM,
-                                   PBSE_RESCUNAV, PBSE_WRONG_RESUME, PbsError)
-from fake_pbs.server import lifecycle
+from fake_pbs.model.errors import (PBSE_BADSTATE, PBSE_HISTJOBID, PBSE_INTERNAL, PBSE_NORERUN,
+                                   PBSE_PERM, PBSE_RESCUNAV, PBSE_UNKJOBID, PBSE_WRONG_RESUME,
+                                   PbsError)
+from fake_pbs.server import jobids, lifecycle
 from fake_pbs.server.handlers.common import find_job, require_manager, require_owner
 from fake_pbs.server.handlers.registry import Context, handler
 from fake_pbs.server.logs import ADMIN, DEBUG, JOB, REQ, SCHED
@@ -30,13 +32,73 @@ def sigjob(ctx: Context, request: Dict[str, Any]) -> None:
     ``resume job by Scheduler@vm``); ``admin-suspend`` puts its vnodes in maintenance until
     ``admin-resume`` (k03v), and either kind of resume refuses the other kind of suspend."""
     app = ctx.app
-    app.log.job(str(request.get("id")), "signal job request received", DEBUG)
-    job = find_job(ctx, request)
+    raw = request.get("id")
+    app.log.job(str(raw), "signal job request received", DEBUG)
+    span = jobids.SUBJOB_RANGE.match(raw.strip()) if isinstance(raw, str) else None
+    job = _range_parent(ctx, span) if span is not None else find_job(ctx, request)
     require_owner(ctx, job)
     sig = str(request.get("signal") or "SIGTERM")
     suspend, resume = sig in _SUSPENDS, sig in _RESUMES
     if (suspend or resume) and not ctx.caller.manager:
         raise PbsError(PBSE_PERM)
+    if span is not None or job.get("array") == "True":
+        _signal_subjobs(ctx, job, sig, span)
+        return None
+    _signal_one(ctx, job, sig)
+    return None
+
+
+def _range_parent(ctx: Context, span: "re.Match[str]") -> Job:
+    """The array of ``N[a-b]``: unknown (15001) or over (15139) as chk_job_request says."""
+    parent = ctx.app.state.jobs.get(jobids.make(int(span.group(1)), ctx.app.server_name,
+                                                array=True))
+    if parent is None or int(span.group(2)) > int(span.group(3)):
+        raise PbsError(PBSE_UNKJOBID)
+    if parent.get("job_state") in st.HISTORY_STATES:
+        raise PbsError(PBSE_HISTJOBID)
+    return parent
+
+
+def _signal_subjobs(ctx: Context, parent: Job, sig: str,
+                    span: "Optional[re.Match[str]]") -> None:
+    """req_signaljob on ``N[]`` or ``N[a-b]``: each running subjob is signalled (a suspend
+    skips the suspended ones, a resume takes only those); the array must have begun (15016),
+    a range must hold one such subjob (15016); the first subjob's error is the reply's."""
+    if span is None:
+        if parent.get("job_state") != st.BEGUN:
+            raise PbsError(PBSE_BADSTATE)
+        wanted = None
+    else:
+        first, last, step = int(span.group(2)), int(span.group(3)), int(span.group(4) or 1)
+        wanted = range(first, last + 1, max(step, 1))
+    targets = []
+    for child in ctx.app.state.subjobs(parent["_id"]):  # only records ever ran
+        if wanted is not None and int(child.get("array_index", "-1")) not in wanted:
+            continue
+        state = child.get("job_state")
+        if state not in (st.RUNNING, st.SUSPENDED):
+            continue
+        if sig in _SUSPENDS and state == st.SUSPENDED:
+            continue
+        if sig in _RESUMES and state != st.SUSPENDED:
+            continue
+        targets.append(child)
+    if wanted is not None and not targets:
+        raise PbsError(PBSE_BADSTATE)
+    failure: Optional[PbsError] = None
+    for child in sorted(targets, key=lambda c: int(c.get("array_index", "0"))):
+        try:
+            _signal_one(ctx, child, sig)
+        except PbsError as err:
+            failure = failure or err
+    if failure is not None:
+        raise failure
+
+
+def _signal_one(ctx: Context, job: Job, sig: str) -> None:
+    """req_signaljob2: ``sig`` to one job that is not an array."""
+    app = ctx.app
+    suspend, resume = sig in _SUSPENDS, sig in _RESUMES
     state = job.get("job_state")
     if state not in (st.RUNNING, st.SUSPENDED):
         raise PbsError(PBSE_BADSTATE)
@@ -52,7 +114,7 @@ def sigjob(ctx: Context, request: Dict[str, Any]) -> None:
             lifecycle.set_state(job, st.SUSPENDED, st.SUB_SCHSUSP)
             lifecycle.save(app, job)
             app.trigger_schedule()
-            return None
+            return
     app.log.job(jobid, "job signaled with %s by %s" % (sig, ctx.caller.name))
     try:
         if app.execs is None or (suspend and state == st.SUSPENDED):
@@ -66,7 +128,6 @@ def sigjob(ctx: Context, request: Dict[str, Any]) -> None:
         lifecycle.suspend(app, job, suspend)
         if sig.startswith("admin-"):
             lifecycle.admin_suspend(app, job, suspend)
-    return None
 
 
 # How long qrerun waits for the job's resources to be released (PBS_DIS_TCP_TIMEOUT_RERUN,

@@ -1,6 +1,6 @@
 """``statjob``, ``selectjob``, ``statque``, ``statsvr``, ``statnode``: PBS's attribute sets."""
 import re
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, Iterator, List, Optional
 
 from fake_pbs.jsonwire import dumps
 from fake_pbs.model import attrs as order
@@ -8,10 +8,11 @@ from fake_pbs.model import job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_HISTJOBID, PBSE_IVALREQ, PBSE_PERM, PBSE_UNKJOBID,
                                    PBSE_UNKNODE, PBSE_UNKQUE, PbsError)
 from fake_pbs.model.stateselect import state_selected
-from fake_pbs.server import assigned, jobids
+from fake_pbs.server import assigned, jobids, subjobs
 from fake_pbs.server.defaults import mem_bytes
 from fake_pbs.server.handlers.common import caller_level, is_owner, is_true
 from fake_pbs.server.handlers.registry import Context, handler
+from fake_pbs.server.jobindex import EncodingKey
 from fake_pbs.server.rawreply import EncodedList
 
 Job = Dict[str, Any]
@@ -28,8 +29,10 @@ def _visible(ctx: Context, job: Job) -> bool:
 def _array_view(ctx: Context, job: Job) -> Job:
     """An array parent's live counters (array_state_count, array_indices_remaining)."""
     children = ctx.app.state.subjobs(job["_id"])
-    counts = {"Queued": 0, "Running": 0, "Exiting": 0, "Expired": 0}
-    remaining: List[int] = []
+    # the rows of the table (subjobs.py): queued, or deleted before they ran (Expired)
+    remaining: List[int] = list(subjobs.queued_indices(job))
+    counts = {"Queued": len(remaining), "Running": 0, "Exiting": 0,
+              "Expired": subjobs.expired_count(job)}
     for child in children:
         state = child.get("job_state")
         if state in (st.QUEUED, st.HELD, st.WAITING):
@@ -100,33 +103,91 @@ def _all_jobs(ctx: Context, extend: str, names: Optional[List[str]]) -> EncodedL
     """
     state = ctx.app.state
     history = "x" in extend
-    subjobs = "t" in extend
-    index = state.index
-    index.sync(state.jobs)
+    with_subjobs = "t" in extend
+    state.index.sync(state.jobs)
     jobs = list(state.jobs.values()) if history else state.live_jobs()
     everyone = ctx.caller.manager or is_true(state.server.get("query_other_jobs", "True"))
-    key = (ctx.caller.manager, tuple(str(n) for n in names) if names else None)
+    key = _encoding_key(ctx, names)
     out: List[bytes] = []
     for job in jobs:
-        if job.get("array_id") and not subjobs:
-            continue
+        if job.get("array_id") and (not with_subjobs or job["array_id"] in state.jobs):
+            continue  # a subjob is listed with its array (below), if at all
         done = job.get("job_state") in st.HISTORY_STATES
         if done and not history:
             continue
         if not (everyone or is_owner(ctx, job)):
             continue
-        data = index.encoded(job, key) if done else None
-        if data is None:
-            data = dumps(job_record(ctx, job, names)).encode("ascii")
-            # a parent's counters are computed, an expired subjob shows its parent's status
-            if done and job.get("array") != "True" and not (
-                    job.get("array_id") and "stime" not in job):
-                index.keep_encoded(job, key, data)
-        out.append(data)
+        out.append(_encoded(ctx, job, names, key))
+        if with_subjobs and job.get("array") == "True":
+            out += _subjob_items(ctx, job, names, lambda child: history or child.get(
+                "job_state") not in st.HISTORY_STATES)
     return EncodedList(out)
 
 
-_SUBJOB_RANGE = re.compile(r"^(\d+)\[(\d+)-(\d+)(?::(\d+))?\](?:\.(.*))?$")
+def _encoded(ctx: Context, job: Job, names: Optional[List[str]],
+             key: EncodingKey) -> bytes:
+    """``job``'s record, encoded; a history job's from the index's cache (under ``key``)."""
+    index = ctx.app.state.index
+    done = job.get("job_state") in st.HISTORY_STATES
+    data = index.encoded(job, key) if done else None
+    if data is None:
+        data = dumps(job_record(ctx, job, names)).encode("ascii")
+        # a parent's counters are computed, an expired subjob shows its parent's status
+        if done and job.get("array") != "True" and not (
+                job.get("array_id") and "stime" not in job):
+            index.keep_encoded(job, key, data)
+    return data
+
+
+def _encoding_key(ctx: Context, names: Optional[List[str]]) -> EncodingKey:
+    return (bool(ctx.caller.manager), tuple(str(n) for n in names) if names else None)
+
+
+#: Two indices no array has (max_array_size is far below): the table's rows of one group are
+#: encoded once with each, and the rest by putting their index in its place.
+_SAMPLES = (987654321012, 987654321013)
+
+
+def _subjob_items(ctx: Context, parent: Job, names: Optional[List[str]],
+                  shown: Callable[[Job], bool]) -> List[bytes]:
+    """The encoded records of ``parent``'s subjobs that ``shown`` keeps, by index: stored
+    ones one by one; each group of the table's rows (subjobs.rows, records that differ only
+    in their index) from one encoding, so a 10,000-row table costs little more than its
+    bytes."""
+    server = ctx.app.server_name
+    key = _encoding_key(ctx, names)
+    items = [(int(child.get("array_index", "0")), _encoded(ctx, child, names, key))
+             for child in ctx.app.state.subjobs(parent["_id"]) if shown(child)]
+    base = subjobs.copied(parent)
+    for kind, when, indices in subjobs.rows(parent):
+        one, two = (subjobs.record(parent, i, server, kind, when, base) for i in _SAMPLES)
+        if not shown(one):
+            continue
+        first = dumps(job_record(ctx, one, names))
+        mark = str(_SAMPLES[0])
+        if first.replace(mark, str(_SAMPLES[1])) == dumps(job_record(ctx, two, names)):
+            items += [(i, first.replace(mark, str(i)).encode("ascii")) for i in indices]
+            continue
+        # the index's digits also stand elsewhere in the record: encode each on its own
+        items += [(i, dumps(job_record(ctx, subjobs.record(parent, i, server, kind, when, base),
+                                       names)).encode("ascii")) for i in indices]
+    items.sort(key=lambda item: item[0])
+    return [data for _, data in items]
+
+
+def _with_subjobs(ctx: Context, jobs: List[Job]) -> Iterator[Job]:
+    """``jobs`` with each array's subjobs right after it, by index (records and rows of its
+    table alike: subjobs.py), as PBS lists them for ``qstat -t``."""
+    state = ctx.app.state
+    for job in jobs:
+        if job.get("array_id") and job["array_id"] in state.jobs:
+            continue  # listed with its parent
+        yield job
+        if job.get("array") == "True":
+            yield from subjobs.children(state, job, ctx.app.server_name)
+
+
+_SUBJOB_RANGE = jobids.SUBJOB_RANGE
 
 
 def _subjob_range(ctx: Context, span: "re.Match[str]", extend: str,
@@ -142,7 +203,7 @@ def _subjob_range(ctx: Context, span: "re.Match[str]", extend: str,
         raise PbsError(PBSE_PERM)
     out: List[Reply] = []
     for index in range(first, last + 1, max(step, 1)):
-        child = ctx.app.state.jobs.get(jobids.make(seq, ctx.app.server_name, index=index))
+        child = subjobs.lookup(ctx.app.state, parent, index, ctx.app.server_name)
         if child is None:
             continue
         if child.get("job_state") in st.HISTORY_STATES and "x" not in extend:
@@ -166,6 +227,11 @@ def statjob(ctx: Context, request: Dict[str, Any]) -> Any:
         return _subjob_range(ctx, span, extend, names)
     jobid = jobids.normalize(raw, ctx.app.server_name)
     found = jobs.get(jobid) if jobid else None
+    index = jobids.index_of(jobid) if jobid and found is None else None
+    if index is not None:  # a row of its array's table (subjobs.py)
+        parent = jobs.get(jobids.parent_of(str(jobid)) or "")
+        found = subjobs.lookup(ctx.app.state, parent, index, ctx.app.server_name) \
+            if parent is not None else None
     if found is None:
         raise PbsError(PBSE_UNKJOBID)
     job = found
@@ -177,11 +243,9 @@ def statjob(ctx: Context, request: Dict[str, Any]) -> Any:
         raise PbsError(PBSE_PERM)
     out = [job_record(ctx, job, names)]
     if job.get("array") == "True" and "t" in extend:
-        for child in ctx.app.state.subjobs(job["_id"]):
-            if child.get("job_state") in st.HISTORY_STATES and "x" not in extend \
-                    and child.get("job_state") != st.EXPIRED:
-                continue
-            out.append(job_record(ctx, child, names))
+        return EncodedList([dumps(out[0]).encode("ascii")] + _subjob_items(
+            ctx, job, names, lambda child: child.get("job_state") not in st.HISTORY_STATES
+            or "x" in extend or child.get("job_state") == st.EXPIRED))
     return out
 
 
@@ -233,7 +297,8 @@ def selectjob(ctx: Context, request: Dict[str, Any]) -> List[str]:
             raise PbsError(PBSE_UNKQUE)
     out: List[str] = []
     state = ctx.app.state
-    for job in list(state.jobs.values()) if "x" in extend else state.live_jobs():
+    jobs = list(state.jobs.values()) if "x" in extend else state.live_jobs()
+    for job in _with_subjobs(ctx, jobs) if "t" in extend else jobs:
         if job.get("array_id") and "t" not in extend:
             continue
         if job.get("job_state") in st.HISTORY_STATES and "x" not in extend:

@@ -16,7 +16,7 @@ from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADUSER, PBSE_IVALREQ, PB
                                    PBSE_QUENODFLT, PBSE_QUNOENB, PBSE_UNKJOBID, PBSE_UNKQUE,
                                    PbsError)
 from fake_pbs.server import (accounting, depend, execid, hookpoints, jobids, lifecycle, queueacl,
-                             resourcing, valuecheck)
+                             resourcing, subjobs, valuecheck)
 from fake_pbs.server.handlers.common import caller_level, is_true
 from fake_pbs.server.handlers.registry import Context, handler
 
@@ -170,11 +170,11 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     hookpoints.current().queuejob(app, job)
     # svr_chkque's ACL steps (fake_pbs/server/queueacl.py): after the queuejob hook, as in PBS
     queueacl.check(app, app.state.queues.get(str(job["queue"]), {}), job)
+    if is_array:
+        # the subjobs are rows of the parent's table until they run (server/subjobs.py)
+        subjobs.start_table(job, indices)
     app.state.jobs[jobid] = job
     app.state.save_job(jobid)
-    if is_array:
-        for index in indices:
-            create_subjob(app, job, seq, index)
     # svr_enquejob's line precedes req_quejob's (f05, h01): state is the job's letter (Q or H).
     app.log.job(jobid, "enqueuing into %s, state %s hop 1" % (queue, job.get("job_state", "Q")),
                 0x0100)
@@ -222,22 +222,6 @@ def set_initial_state(now: int, job: Job) -> None:
     else:
         lifecycle.set_state(job, st.QUEUED, st.SUB_QUEUED)
         job["etime"] = str(now)
-
-
-def create_subjob(app: Any, parent: Job, seq: int, index: int) -> None:
-    subid = jobids.make(seq, app.server_name, index=index)
-    child: Job = {k: v for k, v in parent.items() if job_attrs.subjob_copies(k)}
-    child["_id"] = subid
-    # Subjobs start queued whatever the parent's hold (j04h: a `qsub -h -J` array is H, its
-    # subjobs Q; the scheduler runs none while the parent is held).
-    lifecycle.set_state(child, st.QUEUED, st.SUB_QUEUED)
-    child["array_id"] = parent["_id"]
-    child["array_index"] = str(index)
-    for attr in ("Output_Path", "Error_Path"):
-        child[attr] = parent[attr].replace("^array_index^", str(index))
-    child["Variable_List"] = parent["Variable_List"]
-    app.state.jobs[subid] = child
-    app.state.save_job(subid)
 
 
 def _variable_list(given: str, queue: str, host: str) -> str:

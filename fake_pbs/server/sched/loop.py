@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 from fake_pbs.model import sched_config
 from fake_pbs.model import states as st
 from fake_pbs.model.errors import PbsError
-from fake_pbs.server import hookpoints, lifecycle, preemption, reqlog
+from fake_pbs.server import hookpoints, lifecycle, preemption, reqlog, subjobs
 from fake_pbs.server.app import SchedulerLike, ServerApp
 from fake_pbs.server.logs import DEBUG, JOB, SCHED
 from fake_pbs.server.sched.cycle import run_cycle
@@ -24,6 +24,9 @@ from fake_pbs.server.sched.resources import consumables_of
 _MAX_PASSES = 20
 # States of a job that holds vnodes (its end is a SCH_SCHEDULE_TERM for the next cycle).
 _HOLDING_STATES = frozenset((st.RUNNING, st.EXITING, st.SUSPENDED))
+#: Queued subjobs of one array a cycle considers (the first by index; the rest wait their turn
+#: in later cycles, as each cycle starts more).
+SUBJOBS_PER_CYCLE = 100
 
 
 def public(attrs: Dict[str, Any]) -> Dict[str, str]:
@@ -47,6 +50,9 @@ class Scheduler(SchedulerLike):
         # waiting for its cycle reports it (m03d).
         self.run_failures: Dict[str, PbsError] = {}
         self._plan_broken = False  # a run of the current pass was refused
+        # Array parents whose table's comments the current pass changed (saved at its end).
+        self._commented: Set[str] = set()
+        self._rows_left = False  # an array has queued rows the current pass did not consider
         # sched_config's resources line, read at start and at each SCH_CONFIGURE only.
         self._scheduled = sched_config.scheduled(app.read_sched_config())
 
@@ -143,13 +149,36 @@ class Scheduler(SchedulerLike):
     def _inputs(self, considered: Set[str]) -> List[Dict[str, str]]:
         jobs: List[Dict[str, str]] = []
         # The job index's live jobs, in table order: a cycle costs O(live), not O(history).
-        for job in self.app.state.live_jobs():
-            entry = public(job)
-            entry["id"] = job["_id"]
-            if job["_id"] in considered and entry.get("job_state") not in ("R", "E"):
-                entry["job_state"] = "considered"  # once per cycle, as PBS considers a job
-            jobs.append(entry)
+        app = self.app
+        for job in app.state.live_jobs():
+            if job.get("job_state") == st.QUEUED and job.get("array_id") in app.state.jobs:
+                continue  # considered with its array's rows, in index order (below)
+            for record in [job] + self._next_subjobs(job):
+                entry = public(record)
+                entry["id"] = record["_id"]
+                if record["_id"] in considered and entry.get("job_state") not in ("R", "E"):
+                    entry["job_state"] = "considered"  # once per cycle, as PBS considers a job
+                jobs.append(entry)
         return jobs
+
+    def _next_subjobs(self, job: Dict[str, Any]) -> List[Dict[str, Any]]:
+        """An array's queued subjobs by index, as PBS runs them: those that are records and
+        the first rows of its table (subjobs.py), as the records they become when run.  A
+        cycle considers at most :data:`SUBJOBS_PER_CYCLE` rows, so its cost does not grow with
+        the array."""
+        if job.get("array") != "True":
+            return []
+        stored = [c for c in self.app.state.subjobs(job["_id"])
+                  if c.get("job_state") == st.QUEUED]
+        rows: List[Dict[str, Any]] = []
+        if job.get(subjobs.QUEUED):
+            indices = subjobs.first_queued(job, SUBJOBS_PER_CYCLE + 1)
+            if len(indices) > SUBJOBS_PER_CYCLE:
+                self._rows_left = True
+            base = subjobs.copied(job)
+            rows = [subjobs.record(job, index, self.app.server_name, base=base)
+                    for index in indices[:SUBJOBS_PER_CYCLE]]
+        return sorted(stored + rows, key=lambda c: int(c.get("array_index", "0")))
 
     def _pass(self, considered: Set[str], qrun: Optional[str] = None) -> bool:
         """Apply one pure cycle in order; True when a preemption happened (go on after it)."""
@@ -183,6 +212,15 @@ class Scheduler(SchedulerLike):
                     reason = step.detail.replace("Not Running: ", "", 1)
                     app.sched_log.write(SCHED, "Job", step.jobid, reason)
                     self._comment(step.jobid, step.detail)
+            for parent in sorted(self._commented):
+                if parent in state.jobs:
+                    state.save_job(parent)
+            self._commented.clear()
+            if self._rows_left and runs:
+                # an array had more queued rows than a cycle considers and jobs started:
+                # another cycle considers the next ones (idle cpus do not wait for an end)
+                self.trigger()
+            self._rows_left = False
         if pending is None:
             return False
         plan, request = pending
@@ -199,7 +237,13 @@ class Scheduler(SchedulerLike):
 
     def _comment(self, jobid: str, comment: str) -> None:
         target = self.app.state.jobs.get(jobid)
-        if target is not None and target.get("comment") != comment and \
+        if target is None:  # a row of its array's table keeps its comment there
+            parent = subjobs.note_comment(self.app.state.jobs, jobid, comment)
+            if parent is not None:
+                self._modified(jobid)
+                self._commented.add(parent)  # saved once at the end of the pass
+            return
+        if target.get("comment") != comment and \
                 target.get("job_state") not in st.HISTORY_STATES:
             target["comment"] = comment
             self._modified(jobid)
@@ -247,7 +291,7 @@ class Scheduler(SchedulerLike):
     def apply_run(self, jobid: str, exec_vnode: str, exec_host: str,
                   hosts: List[Dict[str, Any]], requestor: str) -> None:
         """Start ``jobid`` on ``exec_vnode`` unless the runjob hook refuses."""
-        job = self.app.state.jobs.get(jobid)
+        job = self.app.state.jobs.get(jobid) or subjobs.materialize_id(self.app, jobid)
         if job is None or job.get("job_state") != st.QUEUED:
             return
         try:
