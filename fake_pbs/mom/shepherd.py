@@ -422,7 +422,7 @@ def _warm_up(jobs_dir: str, rounds: int = WARM_ROUNDS) -> None:
     counters, then specialised instructions), keyword parsers and the dynamic linker's lazy
     symbols are set up on first use: in a forked shepherd each such write copies a page.  Done
     here once, every shepherd inherits the settled code (as the command runner's children do:
-    fake_pbs/runwarm.py).  Each round is a real start of :data:`WARM_PROGRAM` under the same
+    fake_pbs/runner/warm.py).  Each round is a real start of :data:`WARM_PROGRAM` under the same
     identity, in a scratch directory named as a discarded job's (``.gone-*``: a mom restart
     sweeps one left by a crash); what the rounds change in this process (signal dispositions,
     umask, ids and groups: _spawn_child restores those) is put back.
