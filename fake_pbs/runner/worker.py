@@ -14,8 +14,10 @@ its CPU in the kernel, copying the pages that reference counting writes to and t
 address space down at exit (~2 ms of a ~3 ms ``qsub``; docs/performance.md).  A worker pays
 that once.  What a command leaves behind must not reach the next one, so a worker resets the
 commands' caches after each command and retires (exits) whenever the command left anything it
-cannot reset: an unexpected exception, a descriptor, a thread or a child process, a request it
-refused, or after :data:`MAX_USES` commands.
+cannot reset: an unexpected exception, a descriptor, a thread or a child process, a module
+imported after the fork (fake_pbs/runner/preload.py should have loaded it), a request it
+refused, or after :data:`MAX_USES` commands.  A request must arrive whole within
+:data:`REQUEST_SECONDS`, one deadline for all its reads.
 
 Control socket, worker to runner: ``D`` + i32 wait status (done; ready for the next) or ``E``
 + i32 wait status (done; the worker exits now).  Runner to worker: one byte with a connection
