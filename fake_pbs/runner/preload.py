@@ -5,11 +5,10 @@ imported after that is read with the caller's rights, and an interpreter install
 directory only root may read (``/root/.pyenv``, mode 0700) then fails the command with
 ``ModuleNotFoundError`` (``tracejob``: ``_strptime``).  So nothing may be imported after the
 fork: :data:`MODULES` lists what the commands import inside functions and what the standard
-library imports on first use, and a worker that finds a module loaded during its command logs
-it and retires (worker.py).  ``tests/cli/test_runner_preload.py`` fails when a command's
+library imports on first use, and a worker that finds a module loaded during its command
+retires after it (worker.py).  ``tests/cli/test_runner_preload.py`` fails when a command's
 function-level import, or a module a command loads while it runs, is missing here.
 """
-import sys
 from typing import List
 
 from fake_pbs.runner.worker import COMMANDS
@@ -36,8 +35,3 @@ def preload() -> List[str]:
         except ImportError:
             missing.append(name)
     return missing
-
-
-def loaded() -> int:
-    """How many modules are loaded (a worker compares it before and after a command)."""
-    return len(sys.modules)
