@@ -22,7 +22,6 @@ MODULES = (
     "_json", "_signal", "gc", "hashlib", "json", "os", "pathlib", "pwd", "re", "socket", "time",
     # imported by the standard library on a function's first call
     "_strptime",  # time.strptime, datetime.strptime: tracejob, qsub -a
-    "encodings.idna",  # str.encode("idna"): socket.getfqdn and host name lookups
 )
 
 
