@@ -62,7 +62,7 @@ def check_directory(folder: str) -> int:
                         "there)" % folder)
     me = posix.geteuid()
     if info.st_uid not in (me, 0):
-        raise Untrusted("refusing %s: owned by uid %d, neither you (uid %d) nor root; it may "
+        raise Untrusted("refusing %s: owned by uid %d, not by you (uid %d) or root; it may "
                         "be another user's trap: remove it" % (folder, info.st_uid, me))
     if info.st_mode & 0o022:
         raise Untrusted("refusing %s: writable by others (mode %o), who may have put sockets "
