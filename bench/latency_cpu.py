@@ -4,7 +4,7 @@ Wall time on a shared 2-core machine moves with everyone else's load; the CPU a 
 itself burns moves much less, so this is the figure to compare before/after a start-up change.
 Each case runs round-robin with the baseline ``python3 -S -c pass`` (the floor every command
 pays), on a cluster of its own; ``qsub`` submits held jobs so nothing runs meanwhile.
-When the cluster's command runner (fake_pbs/runner.py) runs the commands, the command process
+When the cluster's command runner (fake_pbs/runner/) runs the commands, the command process
 is only the sh wrapper and the C client: the ``runner`` column adds the runner's CPU over
 the case's runs (its children's included; from /proc in clock ticks, hence a mean), and
 ``total`` is the median plus that mean.

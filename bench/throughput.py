@@ -12,7 +12,7 @@ Besides wall time each run prints the CPU per job of every kind of process (user
 from ``wait4`` and ``/proc``; meaningful on a loaded machine, where wall time is not):
 
 * ``qsub`` / ``qstat``: the command processes (interpreter start included), each ``wait4``-ed;
-  with the command runner (fake_pbs/runner.py) that is the sh wrapper and the C client only;
+  with the command runner (fake_pbs/runner/) that is the sh wrapper and the C client only;
 * ``runner``: the command runner and the children it forked to run the commands;
 * ``executor``: the benchmark process itself (psij, the executor, its poll thread);
 * ``server``, ``mom`` (with its shepherd launcher), ``jobs`` (each job's shepherd and job

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-from fake_pbs import crashpoints, paths, protocol, runclient, runner
+from fake_pbs import crashpoints, paths, protocol, verified_connect
 from fake_pbs.mom import siteenv
 from fake_pbs.pace import PACES
 from fake_pbs.server import config as cluster_config
@@ -100,19 +100,13 @@ def mom_answers(home: Path, host: str, timeout: float = 2.0) -> bool:
 
 
 def runner_answers(home: Path) -> bool:
-    """The command runner accepts connections (an empty one: its child reads no request and
+    """The command runner accepts connections (an empty one: its worker reads no request and
     exits)."""
-    import socket
-
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        probe.settimeout(1.0)
-        probe.connect(runner.socket_path(str(home)))
+        verified_connect.connect(paths.runner_socket_path(str(home)), 1.0).close()
         return True
     except OSError:
         return False
-    finally:
-        probe.close()
 
 
 # -- start -------------------------------------------------------------------------------------
@@ -298,9 +292,8 @@ def _start_locked(home: Path, server_name: Optional[str],
 
 
 def _start_runner(home: Path, pids: Dict[str, int]) -> None:
-    """Build the commands' client and start the command runner (fake_pbs/runner.py) unless
+    """Start the command runner (fake_pbs/runner), which builds the commands' client, unless
     it runs.  Both are a fast path only: a command without them starts Python itself."""
-    runclient.build(home)
     if _alive(pids.get("runner", 0), home) and runner_answers(home):
         return
     # -S: no `site`, as the commands run; a smaller process is also cheaper to fork.
@@ -450,10 +443,10 @@ def stop(home: Path, now: bool = False) -> None:
             for pid in moms:
                 _terminate(pid, signal.SIGKILL, home)
             _wait_exit(moms, 5.0, home)
-        # The runner lets the commands it runs end (bounded: runner.STOP_SECONDS), then exits.
+        # The runner lets the commands it runs end (bounded: its STOP_SECONDS), then exits.
         command_runner = pids.get("runner", 0)
         _terminate(command_runner, signal.SIGKILL if now else signal.SIGTERM, home)
-        if not _wait_exit([command_runner], runner.STOP_SECONDS + 5, home):
+        if not _wait_exit([command_runner], _STOP_SECONDS, home):
             _terminate(command_runner, signal.SIGKILL, home)
             _wait_exit([command_runner], 5.0, home)
         _write_pids(home, {})

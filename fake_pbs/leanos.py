@@ -45,6 +45,13 @@ def environ() -> Mapping[str, str]:
     return _snapshot
 
 
+def forget_environ() -> None:
+    """Drop the start-up snapshot: the next :func:`environ` reads ``posix.environ`` again (a
+    runner worker that has put the next caller's environment there)."""
+    global _snapshot
+    _snapshot = None
+
+
 def getenv(name: str, default: Optional[str] = None) -> Optional[str]:
     """``os.environ.get(name, default)``."""
     return environ().get(name, default)

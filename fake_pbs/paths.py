@@ -56,6 +56,11 @@ def server_socket_path(home: Union[str, Path]) -> str:
     return leanos.join(run_dir_path(home), "server.sock")
 
 
+def runner_socket_path(home: Union[str, Path]) -> str:
+    """Where the command runner of the cluster in ``home`` listens (fake_pbs/runner)."""
+    return leanos.join(run_dir_path(home), "runner.sock")
+
+
 def interpreter_record_path(home: Union[str, Path]) -> str:
     """The file naming the interpreter the commands start (one line: its absolute path).
 

@@ -10,12 +10,12 @@ its reply is a stream of event lines that ends with a ``release`` event whose ``
 
 Start-up cost matters here: every PBS command imports this module.  It therefore imports neither
 ``typing`` nor ``socket`` nor ``json`` at run time (each costs more than a whole command's work);
-it uses the C modules behind them (:mod:`fake_pbs.jsonwire`, ``_socket``) instead.
+it uses the C modules behind them (:mod:`fake_pbs.jsonwire`, ``_socket`` in
+:mod:`fake_pbs.verified_connect`) instead.
 """
 from __future__ import annotations
 
-import _socket
-
+from fake_pbs import verified_connect
 from fake_pbs.jsonwire import dumps, loads
 from fake_pbs.model.errors import PBSE_PROTOCOL, PbsError
 
@@ -102,14 +102,9 @@ class LineChannel:
 
 
 def connect(path: Union[Path, str], timeout: Optional[float] = None) -> LineChannel:
-    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-    sock.settimeout(timeout)
-    try:
-        sock.connect(str(path))
-    except OSError:
-        sock.close()
-        raise
-    return LineChannel(sock)
+    """A channel to the socket ``path``, which passed :mod:`fake_pbs.verified_connect`'s
+    checks (else ``verified_connect.Untrusted``, an ``OSError``)."""
+    return LineChannel(verified_connect.connect(str(path), timeout))
 
 
 class ReplyLost(PbsError):

@@ -1,6 +1,6 @@
-"""A hand-made client of the command runner (fake_pbs/runner.py), for tests.
+"""A hand-made client of the command runner (fake_pbs/runner/), for tests.
 
-It speaks the runner's wire as ``fake_pbs/native/runclient.c`` does, and can also send what
+It speaks the runner's wire as ``fake_pbs/runner/runclient.c`` does, and can also send what
 that client never would (wrong magic, missing descriptors, cut bodies), as a hostile user
 could.  Run as a script (``python3 -S -m tests.runwire``, as another user) it reads a JSON list
 of cases on stdin and prints one JSON answer per case; see :func:`main`.

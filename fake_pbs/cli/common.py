@@ -12,6 +12,7 @@ import sys
 from fake_pbs import leanos, paths
 from fake_pbs.model.errors import PBSE_NOSERVER, PbsError
 from fake_pbs.protocol import LineChannel, call, connect
+from fake_pbs.verified_connect import Untrusted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -24,7 +25,9 @@ def server_channel() -> LineChannel:
     """The connection to this cluster's server, starting the cluster first if none runs.
 
     Autostart is the embedded default; ``FAKE_PBS_AUTOSTART=0`` turns it off (then a missing server
-    is reported as PBS reports an unreachable one).
+    is reported as PBS reports an unreachable one).  A socket that fails
+    :mod:`fake_pbs.verified_connect`'s checks (another user's, maybe a trap) gets nothing, not
+    even an autostart: the command says why and fails as for an unreachable server.
     """
     global _channel
     if _channel is not None:
@@ -34,6 +37,8 @@ def server_channel() -> LineChannel:
     try:
         _channel = connect(sock)
         return _channel
+    except Untrusted as err:
+        raise _refused(err) from None
     except OSError as first:
         refused = first.errno or 0
         if leanos.getenv("FAKE_PBS_AUTOSTART", "1") == "0":
@@ -47,8 +52,16 @@ def server_channel() -> LineChannel:
         sys.stderr.write("fake-pbs: cannot start the cluster: %s\n" % err)
         raise PbsError(PBSE_NOSERVER,
                        "cannot connect to server (errno=%d)" % refused) from None
-    _channel = connect(sock)
+    try:
+        _channel = connect(sock)
+    except Untrusted as err:
+        raise _refused(err) from None
     return _channel
+
+
+def _refused(err: Untrusted) -> PbsError:
+    sys.stderr.write("fake-pbs: %s\n" % err)
+    return PbsError(PBSE_NOSERVER, "cannot connect to server (errno=%d)" % (err.errno or 0))
 
 
 def drop_channel() -> None:

@@ -42,6 +42,12 @@ def server_name() -> str:
     return _server_name
 
 
+def forget_server_name() -> None:
+    """Forget the cached server name (a runner worker between two commands)."""
+    global _server_name
+    _server_name = None
+
+
 def foreign(jobid: str) -> bool:
     """True when ``jobid`` names another server (``12.othersrv``): PBS's get_server cannot
     resolve it and the command prints ``illegally formed job identifier`` (transcript b18).

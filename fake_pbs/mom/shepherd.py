@@ -17,13 +17,13 @@ Standard library only; imports kept few, as it starts once per job.
 """
 from __future__ import annotations
 
-import _socket
 import gc
 import os
 import signal
 import sys
 import time
 
+from fake_pbs import verified_connect
 from fake_pbs.jsonwire import dumps
 from fake_pbs.mom.durable import read_json, write_atomic
 from fake_pbs.mom.procs import start_ticks
@@ -244,10 +244,11 @@ def _read_all(fd: int) -> bytes:
 
 def _notify_mom(launch: Dict[str, Any]) -> None:
     """Tell the mom the job shell ended; it polls too, so failure here costs only latency."""
-    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-    sock.settimeout(2.0)
+    try:  # a socket that fails verified_connect's checks gets nothing (docs/security.md)
+        sock = verified_connect.connect(str(launch["mom_socket"]), 2.0)
+    except OSError:
+        return
     try:
-        sock.connect(str(launch["mom_socket"]))
         message = {"op": "shepherd_exit", "job": str(launch["jobid"])}
         sock.sendall(dumps(message).encode("ascii") + b"\n")
         sock.recv(4096)
@@ -425,7 +426,7 @@ def _warm_up(jobs_dir: str, rounds: int = WARM_ROUNDS) -> None:
     counters, then specialised instructions), keyword parsers and the dynamic linker's lazy
     symbols are set up on first use: in a forked shepherd each such write copies a page.  Done
     here once, every shepherd inherits the settled code (as the command runner's children do:
-    fake_pbs/runwarm.py).  Each round is a real start of :data:`WARM_PROGRAM` under the same
+    fake_pbs/runner/warm.py).  Each round is a real start of :data:`WARM_PROGRAM` under the same
     identity, in a scratch directory named as a discarded job's (``.gone-*``: a mom restart
     sweeps one left by a crash); what the rounds change in this process (signal dispositions,
     umask, ids and groups: _spawn_child restores those) is put back.

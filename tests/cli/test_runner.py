@@ -1,5 +1,5 @@
 """The commands' fast path: the cluster's command runner and its C client (issue 16,
-docs/performance.md "The command start-up path", fake_pbs/runner.py).
+docs/performance.md "The command start-up path", fake_pbs/runner/).
 
 A command run through the runner must be indistinguishable from the same command started as a
 Python process (output, exit status, working directory, environment, signals), and whenever
@@ -19,7 +19,8 @@ from typing import Dict, Iterator, List, Tuple
 
 import pytest
 
-from fake_pbs import control, paths, runclient, runner, runwarm
+from fake_pbs import control, paths
+from fake_pbs.runner import build as runclient, listen as runner, preload, warm as runwarm
 from fake_pbs.testing import FakeCluster, wait_for
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler: no fast path")
@@ -185,7 +186,7 @@ def test_a_dead_runner_leaves_the_python_path(own_cluster: FakeCluster, tmp_path
     pid = control._read_pids(own_cluster.home)["runner"]
     os.kill(pid, signal.SIGKILL)
     wait_for(lambda: not control._alive(pid, own_cluster.home), 10, "the runner to die")
-    assert os.path.exists(runner.socket_path(str(own_cluster.home)))
+    assert os.path.exists(paths.runner_socket_path(str(own_cluster.home)))
     code, out, err = _run(["qstat", "-Q"], env, str(tmp_path))
     assert (code, err) == (0, "") and "workq" in out
     assert len(_calls(log)) == 1
@@ -219,7 +220,7 @@ def test_stop_ends_the_runner(own_cluster: FakeCluster) -> None:
     while control._alive(pid, own_cluster.home) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not control._alive(pid, own_cluster.home)
-    assert not os.path.exists(runner.socket_path(str(own_cluster.home)))
+    assert not os.path.exists(paths.runner_socket_path(str(own_cluster.home)))
     assert control.processes_of(own_cluster.home) == []
 
 
@@ -233,7 +234,7 @@ def test_client_is_rebuilt_only_when_its_source_or_socket_changes(tmp_path: Path
     (home / "runclient.sha256").write_text("0\n")  # as after an upgrade of the source
     assert runclient.build(home) == first and first.stat().st_mtime_ns != built
     assert not [p for p in home.iterdir() if p.name.endswith(".tmp")]
-    assert paths.run_dir_path(str(home)) in runner.socket_path(str(home))
+    assert paths.run_dir_path(str(home)) in paths.runner_socket_path(str(home))
 
 
 def test_warm_up_leaves_nothing_behind() -> None:
@@ -245,7 +246,7 @@ def test_warm_up_leaves_nothing_behind() -> None:
     from fake_pbs import leanos, protocol
     from fake_pbs.cli import common, jobctl
 
-    runner.preload()
+    preload.preload()
     streams = (sys.stdin, sys.stdout, sys.stderr, list(sys.argv))
     env = dict(os.environ)
     mask = os.umask(0o027)

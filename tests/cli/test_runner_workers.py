@@ -1,4 +1,4 @@
-"""The command runner's workers (fake_pbs/runchild.py, docs/performance.md "The command
+"""The command runner's workers (fake_pbs/runner/worker.py, docs/performance.md "The command
 start-up path"): one forked process runs a caller's commands one after another.
 
 Each command must still behave as a fresh process started by its caller would (PBS commands
@@ -16,7 +16,7 @@ from typing import Any, Dict, List
 
 import pytest
 
-from fake_pbs import runner
+from fake_pbs import paths
 from fake_pbs.testing import FakeCluster
 
 from .. import runwire
@@ -25,7 +25,7 @@ pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compile
 
 
 def _send(cluster: FakeCluster, cases: List[Dict[str, Any]], cwd: str) -> List[Dict[str, Any]]:
-    sock = runner.socket_path(str(cluster.home))
+    sock = paths.runner_socket_path(str(cluster.home))
     here = os.getcwd()
     os.chdir(cwd)
     try:
@@ -93,7 +93,7 @@ def test_a_command_dying_of_a_signal_ends_its_worker_and_the_next_gets_a_new_one
     import signal
     import struct
 
-    sock = runner.socket_path(str(fake_pbs.home))
+    sock = paths.runner_socket_path(str(fake_pbs.home))
     read_end, write_end = os.pipe()
     out_r, out_w = os.pipe()
     cwd = os.open(str(tmp_path), os.O_RDONLY)
@@ -120,7 +120,7 @@ def test_a_command_dying_of_a_signal_ends_its_worker_and_the_next_gets_a_new_one
 _PRISTINE = """
 import os, sys, threading, time
 sys.path.insert(0, %r)
-from fake_pbs import runchild
+from fake_pbs.runner import worker as runchild
 clean = runchild._descriptors()
 print(runchild._pristine(clean))
 fd = os.open(os.devnull, os.O_RDONLY)

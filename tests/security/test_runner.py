@@ -1,4 +1,4 @@
-"""The command runner's trust rules (docs/security.md, "The command runner"; fake_pbs/runner.py).
+"""The command runner's trust rules (docs/security.md, "The command runner"; fake_pbs/runner/).
 
 The runner is a process of the cluster that runs PBS commands for whoever connects to its
 socket.  It must give nobody more than running the command themselves would: the caller is who
@@ -20,7 +20,7 @@ from typing import Any, Dict, List
 
 import pytest
 
-from fake_pbs import control, runner
+from fake_pbs import control, paths
 from .. import public_tree
 from ..reliability.rig import BIN, USER_PYTHON, Rig, need_users
 
@@ -61,7 +61,7 @@ def test_the_command_runs_as_the_caller_whatever_the_request_claims(rig: Rig) ->
     cases = [{"argv": ["qsub", "-N", "claim%d" % i],
               "env": dict(rig.env, **claim), "hold": True,
               "stdin": "#!/bin/sh\ntrue\n"} for i, claim in enumerate(claims)]
-    sock = runner.socket_path(str(rig.home))
+    sock = paths.runner_socket_path(str(rig.home))
     results = _wire(rig.env, sock, cases, "pbsuser", work)
     for result in results:
         assert result["kind"] == "P" and result["status"] == 0, result
@@ -92,7 +92,7 @@ def test_a_worker_runs_one_callers_commands_only(rig: Rig) -> None:
     commands, before and after pbsuser2's, run in pbsuser's worker (uid, gid and groups
     pbsuser's), pbsuser2's never in it."""
     need_users()
-    sock = runner.socket_path(str(rig.home))
+    sock = paths.runner_socket_path(str(rig.home))
     good = {"argv": ["qstat", "--version"], "env": rig.env, "hold": True}
     first = _wire(rig.env, sock, [good, good], "pbsuser", "/tmp")
     other = _wire(rig.env, sock, [good], "pbsuser2", "/tmp")[0]
@@ -132,7 +132,8 @@ def test_malformed_requests_end_only_their_own_child(rig: Rig) -> None:
         {"argv": ["qstat"], "env": {}, "raw": "120000000100000071737461740000"},  # "" entry
         {"argv": ["qstat", "--version"], "env": {"": "x"}},  # "=x": no name
     ]
-    results = _wire(rig.env, runner.socket_path(str(rig.home)), bad + [good], "pbsuser", "/tmp")
+    sock = paths.runner_socket_path(str(rig.home))
+    results = _wire(rig.env, sock, bad + [good], "pbsuser", "/tmp")
     for case, result in zip(bad, results):
         assert result.get("kind") in ("P", ""), (case, result)
         assert result.get("status") in (None, 126 << 8), (case, result)
@@ -165,7 +166,7 @@ def test_a_user_started_runner_serves_its_user_only() -> None:
         proc = subprocess.Popen([USER_PYTHON, "-S", "-m", "fake_pbs.runner", "--home", str(home)],
                                 env=env, cwd="/", preexec_fn=become, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        sock = runner.socket_path(str(home))
+        sock = paths.runner_socket_path(str(home))
         deadline = time.monotonic() + 30
         while not os.path.exists(sock) and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -193,7 +194,7 @@ def test_the_runner_socket_of_a_shared_cluster_is_the_only_open_door(rig: Rig) -
     """Root's runner listens for everyone (mode 0666: SO_PEERCRED decides), in a run
     directory no one else may write; its client is root's and not writable by others."""
     need_users()
-    sock = Path(runner.socket_path(str(rig.home)))
+    sock = Path(paths.runner_socket_path(str(rig.home)))
     assert sock.stat().st_mode & 0o777 == 0o666 and sock.stat().st_uid == 0
     assert not sock.parent.stat().st_mode & 0o022
     client = rig.home / "runclient"

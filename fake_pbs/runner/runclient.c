@@ -1,5 +1,5 @@
 /*
- * runclient: the fast path of fake_pbs's PBS commands (fake_pbs/runner.py).
+ * runclient: the fast path of fake_pbs's PBS commands (fake_pbs/runner/listen.py).
  *
  *     runclient PYTHON WRAPPER [ARG]...
  *
@@ -12,6 +12,11 @@
  * command's status or dies of its signal.  Whenever the runner cannot take the command before
  * it starts (no runner, a stale socket, refused, busy, a command that may need a terminal) it
  * execs `PYTHON -S WRAPPER ARG...`, today's path: the fast path never makes a command fail.
+ *
+ * Before it sends anything it applies fake_pbs/verified_connect.py's rules to the runner's
+ * socket (trusted_directory, trusted_peer below; docs/security.md, "Trust model"): a socket
+ * that fails them gets nothing, and the Python path, which checks the server's socket in the
+ * same directory by the same rules, refuses with the reason.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,7 +36,7 @@
 #error "build with -DRUNNER_SOCKET=\"<run dir>/runner.sock\" -DRUNNER_WRAPPER=\"<bin>/fake-pbs\""
 #endif
 
-#define MAX_REQUEST (8u << 20) /* fake_pbs/runner.py's */
+#define MAX_REQUEST (8u << 20) /* fake_pbs/runner/worker.py's */
 
 extern char **environ;
 
@@ -99,6 +104,38 @@ static void forward(int sig)
         kill((pid_t)command_pid, sig);
 }
 
+/* Rule 1 (fake_pbs/verified_connect.py check_directory): the socket's directory, not followed
+ * if a link, is a directory owned by this user or root and writable by neither group nor
+ * others; its owner in *owner. */
+static int trusted_directory(uid_t *owner)
+{
+    char folder[sizeof(RUNNER_SOCKET)];
+    memcpy(folder, RUNNER_SOCKET, sizeof folder);
+    char *slash = strrchr(folder, '/');
+    if (!slash)
+        return 0;
+    slash[slash == folder ? 1 : 0] = '\0';
+    struct stat info;
+    if (lstat(folder, &info) != 0 || !S_ISDIR(info.st_mode))
+        return 0;
+    if (info.st_uid != geteuid() && info.st_uid != 0)
+        return 0;
+    if (info.st_mode & 022)
+        return 0;
+    *owner = info.st_uid;
+    return 1;
+}
+
+/* Rule 2 (check_peer): the process at the other end runs as the directory's owner or root. */
+static int trusted_peer(int sock, uid_t owner)
+{
+    struct ucred cred;
+    socklen_t size = sizeof cred;
+    if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &size) != 0 || size != sizeof cred)
+        return 0;
+    return cred.uid == owner || cred.uid == 0;
+}
+
 /* Read exactly size bytes; 0 on success, -1 on EOF or error (EINTR is retried). */
 static int read_exact(int fd, void *data, size_t size)
 {
@@ -144,6 +181,9 @@ int main(int argc, char **argv)
         fallback();
     free(wrapper);
 
+    uid_t owner;
+    if (!trusted_directory(&owner))
+        fallback(); /* not even a connection: the Python path says why */
     int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     struct sockaddr_un addr;
     memset(&addr, 0, sizeof addr);
@@ -151,7 +191,7 @@ int main(int argc, char **argv)
     if (sizeof(RUNNER_SOCKET) > sizeof addr.sun_path || sock < 0)
         fallback();
     memcpy(addr.sun_path, RUNNER_SOCKET, sizeof(RUNNER_SOCKET));
-    if (connect(sock, (struct sockaddr *)&addr, sizeof addr) != 0)
+    if (connect(sock, (struct sockaddr *)&addr, sizeof addr) != 0 || !trusted_peer(sock, owner))
         fallback();
     int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);
     if (cwd < 0)

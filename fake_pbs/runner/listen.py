@@ -1,11 +1,11 @@
-"""The command runner: one pre-imported process of the cluster that runs PBS commands for clients.
+"""The command runner's listener: accepts clients, forks workers, hands them connections.
 
 Starting a Python interpreter costs every command ~7 ms of CPU, more than its own work
 (docs/performance.md, "The command start-up path").  As the mom's shepherd launcher does for
 jobs, the runner imports every command module once and forks workers from itself
-(``fake_pbs/runchild.py``): a worker takes one caller's uid and gid and runs that identity's
+(``fake_pbs/runner/worker.py``): a worker takes one caller's uid and gid and runs that identity's
 commands, one at a time, for as long as it stays clean.  A client
-(``fake_pbs/native/runclient.c``, started by ``fake_pbs/bin/fake-pbs``) connects to
+(``fake_pbs/runner/runclient.c``, started by ``fake_pbs/bin/fake-pbs``) connects to
 ``<run dir>/runner.sock`` and sends, in one message, its stdin, stdout, stderr and working
 directory as descriptors (SCM_RIGHTS), then its umask, argv and environment.  The worker takes
 them over and runs the command's ``main()`` as the Python wrapper would; the runner answers with
@@ -36,13 +36,14 @@ import socket
 import struct
 import sys
 import time
+from pathlib import Path
 from typing import Dict, List, Optional, Set, Tuple
 
-from fake_pbs import paths, runchild, runwarm
+from fake_pbs import paths
+from fake_pbs.runner import build, preload, warm, worker as child
 
-COMMANDS = runchild.COMMANDS
-SOCKET_NAME = "runner.sock"
-MAX_REQUEST = runchild.MAX_REQUEST
+COMMANDS = child.COMMANDS
+MAX_REQUEST = child.MAX_REQUEST
 MAX_CHILDREN = 128             # commands at once; beyond: ``B``, the client runs it itself
 MAX_PER_UID = 48
 MAX_IDLE = 8                   # idle workers kept, all identities together
@@ -55,19 +56,6 @@ _CRED = struct.Struct("3i")    # struct ucred: pid, uid, gid
 Key = Tuple[int, int]          # the uid and gid a worker runs as
 
 BUSY, DRAINING, IDLE, RETIRED = "busy", "draining", "idle", "retired"
-
-
-def socket_path(home: str) -> str:
-    """Where the runner of the cluster in ``home`` listens."""
-    return os.path.join(paths.run_dir_path(home), SOCKET_NAME)
-
-
-def preload() -> None:
-    """Import every command and what they import lazily, so that no child imports again."""
-    for name in COMMANDS:
-        __import__("fake_pbs.cli." + name)
-    import _socket  # noqa: F401  (protocol.connect)
-    import json  # noqa: F401
 
 
 class Worker:
@@ -98,7 +86,7 @@ class Runner:
         return self.shared or uid == os.getuid()
 
     def serve(self) -> int:
-        path = socket_path(self.home)
+        path = paths.runner_socket_path(self.home)
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             os.unlink(path)
@@ -250,7 +238,7 @@ class Runner:
             conn.close()
             return
         if pid == 0:  # pragma: no cover - the worker (tests run it through clients)
-            runchild.serve(conn, theirs, key[0], key[1], inherited, self.shared)
+            child.serve(conn, theirs, key[0], key[1], inherited, self.shared)
         theirs.close()
         worker = Worker(pid, key, ours, conn)
         self.workers[pid] = worker
@@ -284,7 +272,7 @@ class Runner:
     def _report(self, worker: Worker) -> None:
         assert worker.ctrl is not None
         try:
-            data = worker.ctrl.recv(runchild.REPORT.size, socket.MSG_DONTWAIT)
+            data = worker.ctrl.recv(child.REPORT.size, socket.MSG_DONTWAIT)
         except BlockingIOError:
             return
         except OSError:
@@ -295,10 +283,10 @@ class Runner:
             worker.ctrl.close()
             worker.ctrl = None
             return
-        if len(data) != runchild.REPORT.size or worker.state != BUSY:
+        if len(data) != child.REPORT.size or worker.state != BUSY:
             self._retire(worker)  # gone while idle, or confused
             return
-        kind, status = runchild.REPORT.unpack(data)
+        kind, status = child.REPORT.unpack(data)
         if worker.conn is not None:
             _say(worker.conn, b"S" + struct.pack("=i", status))
         if kind != b"D":
@@ -403,10 +391,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     args = parser.parse_args(argv)
     home = paths.cluster_home_path(args.home)
     os.environ["FAKE_PBS_HOME"] = home
-    preload()
-    runwarm.warm_up()
+    build.build(Path(home))  # the C client, before any command can use it
+    preload.preload()
+    warm.warm_up()
     return Runner(home).serve()
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,6 @@
-"""Build the command runner's client (``fake_pbs/native/runclient.c``) into a cluster's home.
+"""Build the command runner's client (``fake_pbs/runner/runclient.c``) into a cluster's home.
 
-``fake-pbs start`` calls :func:`build`: with a C compiler (``cc`` on PATH) it compiles the
+The runner calls :func:`build` as it starts: with a C compiler (``cc`` on PATH) it compiles the
 client, with the runner's socket path and this tree's wrapper compiled in (the commands of
 another checkout must run their own code), to ``<home>/runclient``, which
 ``fake_pbs/bin/fake-pbs`` then execs instead of Python (docs/performance.md).  The build is
@@ -17,11 +17,11 @@ import subprocess
 from pathlib import Path
 from typing import Optional
 
-from fake_pbs import runner
+from fake_pbs import paths
 
-SOURCE = Path(__file__).resolve().parent / "native" / "runclient.c"
+SOURCE = Path(__file__).resolve().parent / "runclient.c"
 # The commands' wrapper of this tree: only its commands are run by this tree's runner.
-WRAPPER = Path(__file__).resolve().parent / "bin" / "fake-pbs"
+WRAPPER = Path(__file__).resolve().parent.parent / "bin" / "fake-pbs"
 CLIENT_NAME = "runclient"
 _BUILD_SECONDS = 60.0
 
@@ -49,7 +49,7 @@ def build(home: Path) -> Optional[Path]:
         source = SOURCE.read_bytes()
     except OSError:
         return None
-    defines = ["-DRUNNER_SOCKET=" + _c_string(runner.socket_path(str(home))),
+    defines = ["-DRUNNER_SOCKET=" + _c_string(paths.runner_socket_path(str(home))),
                "-DRUNNER_WRAPPER=" + _c_string(os.path.realpath(str(WRAPPER)))]
     parts = ([source, os.fsencode(os.path.realpath(compiler)), b"static, else dynamic"]
              + [d.encode() for d in defines])

@@ -2,7 +2,7 @@
 
 Python 3.11+ rewrites a function's bytecode in place during its first calls (warm-up counters,
 then specialised instructions).  In a child forked from the runner each such write copies a
-page; done once in the runner (fake_pbs/runner.py), the children inherit the settled code: a
+page; done once in the runner (fake_pbs/runner/listen.py), the children inherit the settled code: a
 child's ``qstat`` took ~570 page faults and 2.5 ms of CPU before, ~405 and 1.8 ms after.  The
 commands run against a made-up server connection (:class:`_Canned`), so nothing is sent
 anywhere, and :func:`warm_up` puts back everything they change.
@@ -105,7 +105,7 @@ def warm_up() -> None:
                 except (SystemExit, _Exited):
                     pass
                 finally:
-                    common._channel = None
+                    common.drop_channel()
     except Exception:
         pass
     finally:
@@ -127,10 +127,10 @@ def warm_up() -> None:
 def forget_caches() -> None:
     """Forget what a command keeps for the rest of its process: its server connection (closed),
     the server's name, the environment snapshot.  The warm-up and a runner worker between two
-    commands (fake_pbs/runchild.py) start the next command from nothing."""
+    commands (fake_pbs/runner/worker.py) start the next command from nothing."""
     from fake_pbs import leanos
     from fake_pbs.cli import common, jobctl
 
     common.drop_channel()
-    jobctl._server_name = None
-    leanos._snapshot = None
+    jobctl.forget_server_name()
+    leanos.forget_environ()

@@ -1,6 +1,6 @@
 """The command runner's worker: one forked process that runs PBS commands for one identity.
 
-The runner (``fake_pbs/runner.py``) forks a worker for a caller's uid and gid with the
+The listener (``fake_pbs/runner/listen.py``) forks a worker for a caller's uid and gid with the
 caller's connection in hand.  The worker closes every descriptor of the runner, takes that
 identity (docs/security.md, "The command runner"), and then serves requests one at a time:
 it reads the request from the connection, becomes the caller's process for the command (its
@@ -14,8 +14,10 @@ its CPU in the kernel, copying the pages that reference counting writes to and t
 address space down at exit (~2 ms of a ~3 ms ``qsub``; docs/performance.md).  A worker pays
 that once.  What a command leaves behind must not reach the next one, so a worker resets the
 commands' caches after each command and retires (exits) whenever the command left anything it
-cannot reset: an unexpected exception, a descriptor, a thread or a child process, a request it
-refused, or after :data:`MAX_USES` commands.
+cannot reset: an unexpected exception, a descriptor, a thread or a child process, a module
+imported after the fork (fake_pbs/runner/preload.py should have loaded it), a request it
+refused, or after :data:`MAX_USES` commands.  A request must arrive whole within
+:data:`REQUEST_SECONDS`, one deadline for all its reads.
 
 Control socket, worker to runner: ``D`` + i32 wait status (done; ready for the next) or ``E``
 + i32 wait status (done; the worker exits now).  Runner to worker: one byte with a connection
@@ -31,15 +33,17 @@ import signal
 import socket
 import struct
 import sys
+import time
 import traceback
 from typing import List, NoReturn, Set, TextIO, Tuple, Union
 
-from fake_pbs import leanos, runwarm
+from fake_pbs import leanos
+from fake_pbs.runner import warm
 
 MAGIC = b"FPR1"
 N_FDS = 4                      # stdin, stdout, stderr, working directory
 MAX_REQUEST = 8 << 20          # argv + environment (runclient.c checks it too)
-REQUEST_SECONDS = 10.0         # a client that sends no whole request in this time is dropped
+REQUEST_SECONDS = 10.0         # a client whose whole request takes longer is dropped
 MAX_USES = 500                 # commands one worker runs before it retires
 COMMANDS = ("pbsnodes", "qalter", "qdel", "qhold", "qmgr", "qmove", "qrerun", "qrls", "qrun",
             "qselect", "qsig", "qstat", "qsub", "tracejob")
@@ -72,7 +76,7 @@ def serve(conn: socket.socket, ctrl: socket.socket, uid: int, gid: int,
         _signal.set_wakeup_fd(-1)
         _reset_signals()
         become(uid, gid, shared)
-        leanos._exit = _raise_exited
+        leanos._exit = raise_exited
         _serve(conn, ctrl)
     finally:  # whatever happens, never return into the runner's code
         os._exit(126)
@@ -81,10 +85,14 @@ def serve(conn: socket.socket, ctrl: socket.socket, uid: int, gid: int,
 def _serve(conn: socket.socket, ctrl: socket.socket) -> None:
     descriptors = _descriptors()
     descriptors.remove(str(conn.fileno()))  # the callers' connections come and go
+    modules = len(sys.modules)
     for uses in range(1, MAX_USES + 1):
         status, clean = _serve_one(conn)
         conn.close()
-        clean = clean and uses < MAX_USES and _pristine(descriptors)
+        # A module imported during the command escaped the preload (fake_pbs/runner/preload.py):
+        # retire, so no later command finds it half-imported by another's rights.
+        clean = (clean and uses < MAX_USES and _pristine(descriptors)
+                 and len(sys.modules) == modules)
         ctrl.send(REPORT.pack(b"D" if clean else b"E", status))
         if not clean:
             break
@@ -100,8 +108,7 @@ def _serve_one(conn: socket.socket) -> Tuple[int, bool]:
     """Run the request on ``conn``: (wait status, whether this worker may serve again)."""
     try:
         _reset_signals()
-        conn.settimeout(REQUEST_SECONDS)
-        fds, mask, argv, env = read_request(conn)
+        fds, mask, argv, env = read_request(conn, time.monotonic() + REQUEST_SECONDS)
         conn.settimeout(None)
         _take_over(fds, mask, env)
         code, clean = run_command(argv)
@@ -132,7 +139,7 @@ def _next_connection(ctrl: socket.socket) -> "socket.socket | None":
     return socket.socket(fileno=fds[0])
 
 
-def _raise_exited(status: int) -> NoReturn:
+def raise_exited(status: int) -> NoReturn:
     raise _Exited(status)
 
 
@@ -181,9 +188,19 @@ def become(uid: int, gid: int, shared: bool) -> None:
         raise BadRequest("could not drop to uid %d" % uid)
 
 
-def _recv_exact(conn: socket.socket, size: int) -> bytes:
+def _until(conn: socket.socket, deadline: float) -> None:
+    """Let the next read on ``conn`` wait only until ``deadline`` (the whole request's time,
+    not each read's: a client trickling a byte at a time must not hold a worker forever)."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise BadRequest("request not complete in %.0f s" % REQUEST_SECONDS)
+    conn.settimeout(left)
+
+
+def _recv_exact(conn: socket.socket, size: int, deadline: float) -> bytes:
     chunks: List[bytes] = []
     while size > 0:
+        _until(conn, deadline)
         chunk = conn.recv(min(size, 1 << 20))
         if not chunk:
             raise BadRequest("request cut short")
@@ -192,10 +209,13 @@ def _recv_exact(conn: socket.socket, size: int) -> bytes:
     return b"".join(chunks)
 
 
-def read_request(conn: socket.socket) -> Tuple[List[int], int, List[bytes], List[bytes]]:
-    """(descriptors, umask, argv, environment) of one request; BadRequest when malformed."""
+def read_request(conn: socket.socket, deadline: float
+                 ) -> Tuple[List[int], int, List[bytes], List[bytes]]:
+    """(descriptors, umask, argv, environment) of one request, whole by ``deadline``
+    (``time.monotonic()``); BadRequest when malformed or late."""
     fds: List[int] = []
     try:
+        _until(conn, deadline)
         data, ancillary, flags, _ = conn.recvmsg(_HEADER.size, socket.CMSG_SPACE(N_FDS * 4),
                                                  socket.MSG_CMSG_CLOEXEC)
         for level, kind, payload in ancillary:
@@ -205,11 +225,11 @@ def read_request(conn: socket.socket) -> Tuple[List[int], int, List[bytes], List
         if flags & socket.MSG_CTRUNC or len(fds) != N_FDS:
             raise BadRequest("%d descriptors" % len(fds))
         if len(data) < _HEADER.size:
-            data += _recv_exact(conn, _HEADER.size - len(data))
+            data += _recv_exact(conn, _HEADER.size - len(data), deadline)
         magic, length = _HEADER.unpack(data)
         if magic != MAGIC or not _FIELDS.size < length <= MAX_REQUEST:
             raise BadRequest("bad header")
-        body = _recv_exact(conn, length)
+        body = _recv_exact(conn, length, deadline)
         mask, argc = _FIELDS.unpack_from(body)
         strings = body[_FIELDS.size:]
         if not strings.endswith(b"\0"):
@@ -285,7 +305,7 @@ def _give_back() -> None:
                 pass
     sys.stdin, sys.stdout, sys.stderr = _STDIO
     os.chdir("/")
-    runwarm.forget_caches()
+    warm.forget_caches()
 
 
 def run_command(argv: List[bytes]) -> Tuple[int, bool]:
