@@ -1,13 +1,17 @@
 """The mom's log in PBS's format (reference §10.1), one file per host and day.
 
 ``MM/DD/YYYY HH:MM:SS;<eventtype %04x>;pbs_mom;<class>;<object>;<message>`` appended to
-``<home>/mom_logs/<host>/YYYYMMDD``.
+``<home>/mom_logs/<host>/YYYYMMDD``.  The object and message pass through
+:func:`fake_pbs.logtext.one_line`, as the server's logs do: a value a user chose (a path, a
+job name, a hook's message) cannot end a record early or forge the next one.
 """
 import os
 import threading
 import time
 from pathlib import Path
 from typing import Callable, Optional, Tuple
+
+from fake_pbs.logtext import one_line
 
 # PBS event types (log.h) used by the mom.
 EV_ERROR = 0x0001
@@ -37,7 +41,8 @@ def _stamp(when: float) -> str:
 
 
 def format_line(when: float, event: int, daemon: str, klass: str, obj: str, msg: str) -> str:
-    return "%s;%04x;%s;%s;%s;%s\n" % (_stamp(when), event & 0x7FFF, daemon, klass, obj, msg)
+    return "%s;%04x;%s;%s;%s;%s\n" % (_stamp(when), event & 0x7FFF, daemon, klass,
+                                      one_line(obj), one_line(msg))
 
 
 class MomLog:

@@ -3,17 +3,16 @@
 Daemon log line: ``MM/DD/YYYY HH:MM:SS;<event %04x>;<daemon>;<class>;<object>;<message>``.
 Accounting line: ``MM/DD/YYYY HH:MM:SS;<type>;<jobid>;<message>``.  One file per local day.
 
-One record is one line, whatever a user put in a value (a job name, ``-A``, ``-P``, a path, a
-comment): control characters in the object and message fields are written as ``^X`` (as PBS's
-commands show them, show_nonprint_chars; DEL is ``^?``) and Unicode line separators as
-``<U+XXXX>``, so no value can end a record early or forge the next one.  Tabs stay.
+One record is one line, whatever a user put in a value: the object and message fields pass
+through :func:`fake_pbs.logtext.one_line`.
 """
 import os
-import re
 import threading
 import time
 from pathlib import Path
 from typing import Callable, Optional, Sequence, Tuple
+
+from fake_pbs.logtext import one_line
 
 # PBSEVENT_* (log.h)
 ERROR = 0x0001
@@ -60,21 +59,6 @@ def _stamp(now: float) -> str:
 
 def _day(now: float) -> str:
     return _stamp_and_day(now)[1]
-
-
-_BREAKING = re.compile("[\x00-\x08\x0a-\x1f\x7f\x85\u2028\u2029]")
-
-
-def _shown(char: "re.Match[str]") -> str:
-    code = ord(char.group())
-    if code < 0x20:
-        return "^" + chr(code + 64)
-    return "^?" if code == 0x7F else "<U+%04X>" % code
-
-
-def one_line(text: str) -> str:
-    """``text`` with nothing in it that a reader of the log could take for a line break."""
-    return _BREAKING.sub(_shown, text) if _BREAKING.search(text) else text
 
 
 class DaemonLog:
