@@ -229,9 +229,13 @@ class Runner:
             conn.close()
             return
         inherited = self._own | set(self.by_fd) | {ours.fileno()}
+        # The caller may signal the worker as soon as it has its pid: held until the worker has
+        # its own dispositions, or the listener's handlers, inherited, would swallow it.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, child.FORWARDED)
         try:
             pid = os.fork()
         except OSError:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
             ours.close()
             theirs.close()
             _say(conn, b"B")
@@ -239,6 +243,7 @@ class Runner:
             return
         if pid == 0:  # pragma: no cover - the worker (tests run it through clients)
             child.serve(conn, theirs, key[0], key[1], inherited, self.shared)
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
         theirs.close()
         worker = Worker(pid, key, ours, conn)
         self.workers[pid] = worker

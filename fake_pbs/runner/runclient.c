@@ -46,6 +46,9 @@ static const char *const commands[] = {
 
 static char **fallback_argv;
 static volatile sig_atomic_t command_pid;
+/* A signal that came before the runner named the command's pid: sent to it once it is known
+ * (dropping it left a qsub that waits on stdin running, and its client with it). */
+static volatile sig_atomic_t pending_signal;
 
 /* Today's path: the Python wrapper itself. */
 static void fallback(void)
@@ -102,6 +105,19 @@ static void forward(int sig)
 {
     if (command_pid > 0)
         kill((pid_t)command_pid, sig);
+    else
+        pending_signal = sig;
+}
+
+/* Die of a signal, as the command would have (its default action, unblocked). */
+static void die_of(int sig)
+{
+    signal(sig, SIG_DFL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    sigprocmask(SIG_UNBLOCK, &set, NULL);
+    raise(sig);
 }
 
 /* Rule 1 (fake_pbs/verified_connect.py check_directory): the socket's directory, not followed
@@ -264,10 +280,24 @@ int main(int argc, char **argv)
             break;
         done += (size_t)more;
     }
-    if (read_exact(sock, &kind, 1) != 0 || kind != 'P')
+    if (read_exact(sock, &kind, 1) != 0 || kind != 'P') {
+        if (pending_signal)
+            die_of(pending_signal); /* the command did not start: end as it would have */
         fallback(); /* refused (X), busy (B) or gone: the command did not start */
+    }
     if (read_exact(sock, &pid, 4) == 0) {
+        /* Signals held while the pid is published, so none falls between the two steps. */
+        sigset_t held, before;
+        sigemptyset(&held);
+        sigaddset(&held, SIGINT);
+        sigaddset(&held, SIGTERM);
+        sigaddset(&held, SIGHUP);
+        sigprocmask(SIG_BLOCK, &held, &before);
         command_pid = (sig_atomic_t)pid;
+        if (pending_signal)
+            kill((pid_t)pid, pending_signal);
+        pending_signal = 0;
+        sigprocmask(SIG_SETMASK, &before, NULL);
         started = 1;
     }
     int32_t status;
@@ -282,12 +312,7 @@ int main(int argc, char **argv)
         return WEXITSTATUS(status);
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
-        signal(sig, SIG_DFL);
-        sigset_t set;
-        sigemptyset(&set);
-        sigaddset(&set, sig);
-        sigprocmask(SIG_UNBLOCK, &set, NULL);
-        raise(sig);
+        die_of(sig);
         return 128 + sig;
     }
     return 1;

@@ -75,6 +75,8 @@ def serve(conn: socket.socket, ctrl: socket.socket, uid: int, gid: int,
                 pass
         _signal.set_wakeup_fd(-1)
         _reset_signals()
+        # The listener forked with these held: one the caller sent already is delivered now.
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, FORWARDED)
         become(uid, gid, shared)
         leanos._exit = raise_exited
         _serve(conn, ctrl)
@@ -141,6 +143,11 @@ def _next_connection(ctrl: socket.socket) -> "socket.socket | None":
 
 def raise_exited(status: int) -> NoReturn:
     raise _Exited(status)
+
+
+# The signals the C client forwards to the command (runclient.c): the listener forks with
+# them held so that none reaches the worker before its own dispositions.
+FORWARDED = frozenset((signal.SIGINT, signal.SIGTERM, signal.SIGHUP))
 
 
 def _reset_signals() -> None:

@@ -127,6 +127,31 @@ def test_sigterm_reaches_the_command_and_the_client_dies_of_it(
     assert fake_pbs.call("selectjob", criteria=[], extend="") == before
 
 
+@pytest.mark.parametrize("delay", [0.0, 0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.05])
+def test_sigterm_at_any_moment_ends_the_command(
+        fake_pbs: FakeCluster, logged: Tuple[Dict[str, str], Path], delay: float) -> None:
+    """A SIGTERM that reaches the client before the runner has named the command's pid is
+    kept and sent once the pid is known (or, if the command never started, the client dies of
+    it): whenever it lands, the qsub waiting for its script ends as a killed command does."""
+    env, log = logged
+    before = fake_pbs.call("selectjob", criteria=[], extend="")
+    proc = subprocess.Popen(["qsub"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env, cwd=str(fake_pbs.home))
+    try:
+        time.sleep(delay)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            assert stream is not None
+            stream.close()
+    assert proc.returncode == -signal.SIGTERM
+    assert fake_pbs.call("selectjob", criteria=[], extend="") == before
+
+
 def _waits_on_socket(pid: int) -> bool:
     try:
         with open("/proc/%d/cmdline" % pid, "rb") as handle:
