@@ -15,7 +15,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Dict, Iterator, List, Tuple
+from typing import Callable, Dict, Iterator, List, Tuple
 
 import pytest
 
@@ -102,54 +102,47 @@ def test_working_directory_environment_and_stdin_are_the_callers(
     fake_pbs.sh("qdel", out.strip())
 
 
+def _sigterm_a_waiting_qsub(fake_pbs: FakeCluster, env: Dict[str, str],
+                            when: Callable[["subprocess.Popen[bytes]"], None]) -> None:
+    """Start a qsub that waits for its script on stdin, send it SIGTERM once ``when`` returns,
+    and check that it died of it and submitted nothing."""
+    before = fake_pbs.call("selectjob", criteria=[], extend="")
+    proc = subprocess.Popen(["qsub"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env, cwd=str(fake_pbs.home))
+    try:
+        when(proc)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            assert stream is not None
+            stream.close()
+    assert proc.returncode == -signal.SIGTERM
+    assert fake_pbs.call("selectjob", criteria=[], extend="") == before
+
+
 def test_sigterm_reaches_the_command_and_the_client_dies_of_it(
         fake_pbs: FakeCluster, logged: Tuple[Dict[str, str], Path]) -> None:
     """A qsub waiting for its script on stdin is ended by SIGTERM sent to the process the
     user started, as a Python qsub would be; nothing is submitted."""
     env, log = logged
-    before = fake_pbs.call("selectjob", criteria=[], extend="")
-    proc = subprocess.Popen(["qsub"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env, cwd=str(fake_pbs.home))
-    try:
-        # The client has handed over (a runner worker holds its stdin) once it waits.
-        wait_for(lambda: _waits_on_socket(proc.pid), 20, "the client to hand over the command")
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
-            assert stream is not None
-            stream.close()
-    assert proc.returncode == -signal.SIGTERM
+    # The client has handed over (a runner worker holds its stdin) once it waits.
+    _sigterm_a_waiting_qsub(fake_pbs, env, lambda proc: wait_for(
+        lambda: _waits_on_socket(proc.pid), 20, "the client to hand over the command"))
     assert _calls(log) == []
-    assert fake_pbs.call("selectjob", criteria=[], extend="") == before
 
 
 @pytest.mark.parametrize("delay", [0.0, 0.0005, 0.001, 0.002, 0.004, 0.008, 0.016, 0.05])
 def test_sigterm_at_any_moment_ends_the_command(
         fake_pbs: FakeCluster, logged: Tuple[Dict[str, str], Path], delay: float) -> None:
-    """A SIGTERM that reaches the client before the runner has named the command's pid is
-    kept and sent once the pid is known (or, if the command never started, the client dies of
+    """A SIGTERM that reaches the worker as it is forked is held until the worker has its own
+    dispositions, and one that reaches the client before the runner has named the command's
+    pid is sent once the pid is known (or, if the command never started, the client dies of
     it): whenever it lands, the qsub waiting for its script ends as a killed command does."""
-    env, log = logged
-    before = fake_pbs.call("selectjob", criteria=[], extend="")
-    proc = subprocess.Popen(["qsub"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env, cwd=str(fake_pbs.home))
-    try:
-        time.sleep(delay)
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        for stream in (proc.stdin, proc.stdout, proc.stderr):
-            assert stream is not None
-            stream.close()
-    assert proc.returncode == -signal.SIGTERM
-    assert fake_pbs.call("selectjob", criteria=[], extend="") == before
+    _sigterm_a_waiting_qsub(fake_pbs, logged[0], lambda proc: time.sleep(delay))
 
 
 def _waits_on_socket(pid: int) -> bool:
