@@ -25,14 +25,15 @@ import pytest
 
 from fake_pbs import paths
 from fake_pbs.runner import build
+from .. import public_tree
 from ..reliability.rig import BIN, USER_PYTHON, need_users
-
-REPO = Path(__file__).resolve().parent.parent.parent
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler: no C client")
 
 # The squatter: listens on each socket named on its command line and notes what arrives.  On
-# end of its stdin (or after 90 s) it prints {path: [bytes received on each connection]}.
+# end of its stdin (or after 90 s) it takes in what is still queued (the clients have sent and
+# closed by then; under load the end of stdin may come first), then prints {path: [bytes
+# received on each connection]}.
 _RECORDER = r"""
 import json, os, select, socket, sys, time
 listeners, conns, got = {}, {}, {}
@@ -45,11 +46,14 @@ for path in sys.argv[1:]:
     got[path] = []
 print("ready", flush=True)
 deadline = time.monotonic() + 90
+eof = False
 while time.monotonic() < deadline:
-    watched = [0] + list(listeners) + list(conns)
-    ready, _, _ = select.select(watched, [], [], 0.5)
-    if 0 in ready and not os.read(0, 64):
+    watched = ([] if eof else [0]) + list(listeners) + list(conns)
+    ready, _, _ = select.select(watched, [], [], 0.2 if eof else 0.5)
+    if eof and not ready:
         break
+    if 0 in ready and not os.read(0, 64):
+        eof = True
     for fd in ready:
         if fd in listeners:
             conn, _ = listeners[fd][0].accept()
@@ -143,7 +147,7 @@ def _mkdir(path: Path, user: str, mode: int) -> Path:
 
 def _as(user: str, argv: List[str], env: Optional[Dict[str, str]] = None,
         stdin: str = "") -> "subprocess.CompletedProcess[str]":
-    env = env or {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(REPO)}
+    env = env or {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(public_tree.root())}
     return subprocess.run(argv, input=stdin, env=env, cwd="/tmp", stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, universal_newlines=True, timeout=60,
                           preexec_fn=_become(user))
