@@ -8,6 +8,12 @@ from typing import Dict, FrozenSet, Iterable, List, Mapping, Sequence, Tuple
 
 Pairs = List[Tuple[str, str]]
 
+
+def is_true(value: object) -> bool:
+    """Whether a boolean attribute's stored value is set, as the server reads it (unset: no)."""
+    return str(value or "").strip().lower() in ("true", "t", "y", "yes", "1")
+
+
 JOB_ATTR_ORDER: Sequence[str] = (
     "Job_Name", "Job_Owner", "resources_used", "job_state", "queue", "server", "Account_Name",
     "Checkpoint", "ctime", "depend", "Error_Path", "exec_host", "exec_vnode", "Execution_Time",

@@ -11,6 +11,7 @@ import pwd
 from typing import TYPE_CHECKING, Tuple
 
 from fake_pbs.model import acl
+from fake_pbs.model.attrs import is_true
 from fake_pbs.model.errors import PBSE_PERM, PbsError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -46,14 +47,10 @@ def server_acl_admits(app: "ServerApp", user: str, privileged: bool) -> bool:
     """The server's user ACL (authenticate_user): with ``acl_user_enable`` set, a user who is
     neither listed in ``acl_users`` nor a manager or operator may send no request."""
     server = app.state.server
-    if privileged or not is_set(server.get("acl_user_enable")):
+    if privileged or not is_true(server.get("acl_user_enable")):
         return True
     return acl.check(str(server.get("acl_users") or ""), "%s@%s" % (user, app.host), acl.USER,
                      app.host)
-
-
-def is_set(value: object) -> bool:
-    return str(value or "").strip().lower() in ("true", "t", "y", "yes", "1")
 
 
 def admit(app: "ServerApp", uid: int, user: str, acl_applies: bool = True) -> Tuple[bool, bool]:

@@ -12,8 +12,8 @@ changes no queue, so no ACL applies there.  Lists match as fake_pbs/model/acl.py
 from typing import Any, Dict
 
 from fake_pbs.model import acl
+from fake_pbs.model.attrs import is_true
 from fake_pbs.model.errors import PBSE_BADHOST, PBSE_PERM, PbsError
-from fake_pbs.server.privilege import is_set
 
 
 def check(app: Any, queue: Dict[str, str], job: Dict[str, Any], manager_move: bool = False) -> None:
@@ -21,18 +21,18 @@ def check(app: Any, queue: Dict[str, str], job: Dict[str, Any], manager_move: bo
     if manager_move:
         return
     server_host = str(app.host)
-    if is_set(queue.get("acl_host_enable")):
+    if is_true(queue.get("acl_host_enable")):
         hosts = str(queue.get("acl_hosts") or "")
         submit_host = str(job.get("Submit_Host") or server_host)
         # the request's host: every client of the fake is on the server's host
         if not (acl.check(hosts, submit_host, acl.HOST, server_host)
                 or acl.check(hosts, server_host, acl.HOST, server_host)):
             raise PbsError(PBSE_BADHOST)
-    if is_set(queue.get("acl_user_enable")):
+    if is_true(queue.get("acl_user_enable")):
         if not acl.check(str(queue.get("acl_users") or ""), str(job.get("Job_Owner", "")),
                          acl.USER, server_host):
             raise PbsError(PBSE_PERM)
-    if is_set(queue.get("acl_group_enable")):
+    if is_true(queue.get("acl_group_enable")):
         if not acl.check(str(queue.get("acl_groups") or ""), str(job.get("_user", "")),
                          acl.GROUP, server_host):
             raise PbsError(PBSE_PERM)

@@ -69,7 +69,3 @@ def require_owner(ctx: Context, job: Job) -> None:
 def require_manager(ctx: Context) -> None:
     if not ctx.caller.manager:
         raise PbsError(PBSE_PERM)
-
-
-def is_true(value: Any) -> bool:
-    return str(value).strip().lower() in ("true", "t", "y", "yes", "1")

@@ -10,7 +10,8 @@ from fake_pbs.model.errors import (PBSE_HISTJOBID, PBSE_IVALREQ, PBSE_PERM, PBSE
 from fake_pbs.model.stateselect import state_selected
 from fake_pbs.server import assigned, jobids, subjobs
 from fake_pbs.server.defaults import mem_bytes
-from fake_pbs.server.handlers.common import caller_level, is_owner, is_true
+from fake_pbs.model.attrs import is_true
+from fake_pbs.server.handlers.common import caller_level, is_owner
 from fake_pbs.server.handlers.registry import Context, handler
 from fake_pbs.server.jobindex import EncodingKey
 from fake_pbs.server.rawreply import EncodedList

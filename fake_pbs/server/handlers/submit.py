@@ -17,7 +17,8 @@ from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADUSER, PBSE_IVALREQ, PB
                                    PbsError)
 from fake_pbs.server import (accounting, depend, execid, hookpoints, jobids, lifecycle, queueacl,
                              resourcing, subjobs, valuecheck)
-from fake_pbs.server.handlers.common import caller_level, is_true
+from fake_pbs.model.attrs import is_true
+from fake_pbs.server.handlers.common import caller_level
 from fake_pbs.server.handlers.registry import Context, handler
 
 Job = Dict[str, Any]
