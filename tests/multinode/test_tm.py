@@ -251,7 +251,12 @@ def test_psij_mpirun_launcher_runs_ranks_on_both_hosts(cluster: FakeCluster, tmp
     executor = JobExecutor.get_instance("pbspro", config=config)
     env: Dict[str, Union[str, int]] = {"OMPI_ALLOW_RUN_AS_ROOT": "1",
                                        "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
-    spec = JobSpec("/bin/sh", ["-c", "tr '\\0' '\\n' < /proc/$PPID/environ | grep ^PBS_NODENUM="],
+    # Each rank writes its own file: the ranks' stdout reaches the job's through mpirun's own
+    # forwarding, which under load once delivered neither rank's line (mpirun's I/O, not PBS's).
+    ranks = Path(cluster.home) / "psij-ranks"
+    ranks.mkdir(mode=0o755)
+    spec = JobSpec("/bin/sh", ["-c", "tr '\\0' '\\n' < /proc/$PPID/environ | "
+                               "grep ^PBS_NODENUM= > %s/rank.$$" % ranks],
                    stdout_path=out, launcher="mpirun",
                    environment=env if os.geteuid() == 0 else None,
                    resources=ResourceSpecV1(node_count=2, processes_per_node=1),
@@ -260,7 +265,8 @@ def test_psij_mpirun_launcher_runs_ranks_on_both_hosts(cluster: FakeCluster, tmp
     executor.submit(job)
     status = job.wait(timeout=timedelta(seconds=180))
     assert status is not None and status.state == JobState.COMPLETED, status
-    assert sorted(out.read_text().split()) == ["PBS_NODENUM=0", "PBS_NODENUM=1"]
+    found = sorted(path.read_text().strip() for path in ranks.iterdir())
+    assert found == ["PBS_NODENUM=0", "PBS_NODENUM=1"], (found, out.read_text())
 
 
 def test_execjob_launch_runs_for_each_task(cluster: FakeCluster) -> None:
