@@ -88,6 +88,9 @@ PBSE_LICENSE_LINGER_BADVAL = 15120
 PBSE_HOOKERROR = 15136
 PBSE_HISTJOBID = 15139
 PBSE_JOBHISTNOTSET = 15140
+PBSE_MIXENTLIMS = 15141
+PBSE_ENTLIMCT = 15142  # the text is the limit's (model/entlimits.py)
+PBSE_ENTLIMRESC = 15143
 PBSE_HISTJOBDELETED = 15158
 PBSE_NOHISTARRAYSUBJOB = 15159
 PBSE_HOOK_REJECT = 15169
@@ -148,6 +151,7 @@ MESSAGES: Dict[int, str] = {
     PBSE_HISTJOBID: "Job has finished",
     PBSE_JOBHISTNOTSET: "PBS is not configured to maintain job history",
     PBSE_HISTJOBDELETED: "Job has been deleted from history",
+    PBSE_MIXENTLIMS: "Cannot mix old and new style queue/run limit enforcement types",
     PBSE_NOHISTARRAYSUBJOB: "Request invalid for finished array subjob",
     PBSE_HOOK_REJECT: "hook rejected request",
     PBSE_HOOK_REJECT_RERUNJOB: "hook rejected request, requiring job to be rerun",

@@ -23,6 +23,9 @@ PRIVATE_FIELDS = {
     "_deps": ("list[[type, jobid]]", "``depend`` conditions not yet met (server/depend.py)"),
     "_submit_token": ("str", "the client's token of this submission: a retried qsub gets the "
                              "same job back"),
+    "_resc_defaulted": ("list[str]", "the Resource_List names that came from a default, not the "
+                                     "request: a qmove recomputes them for the new queue "
+                                     "(server/enqueue.py)"),
     # -- at each run (server/lifecycle.begin_run, server/execclient.py) ----------------------
     "_hosts": ("list[dict]", "one dict per chunk (host, ncpus, mem, mpiprocs ...) for the moms"),
     "_sent": ("bool", "the mom has acknowledged the start request"),

@@ -11,6 +11,7 @@ attributes with a write bit, as qmgr's ``is_attr(..., TYPE_ATTR_PUBLIC)``; golde
 d12d, k10a).  ``resources_*``, ``default_chunk`` and the ``max_*_res`` limits take
 ``.<resource>`` suffixes.
 """
+import re
 import socket
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
@@ -189,9 +190,14 @@ def find(objtype: str, name: str) -> Optional[AttrDef]:
     """
     base = name.split(".", 1)[0].lower()
     for attr in TABLES.get(objtype, ()):
-        if attr[0].lower() == base and (attr[1] == RESC) == ("." in name):
+        if attr[0].lower() == base and _takes_resource(attr) == ("." in name):
             return attr
     return None
+
+
+def _takes_resource(attr: AttrDef) -> bool:
+    """``resources_max.ncpus``, and the entity limits per resource (``max_queued_res.ncpus``)."""
+    return attr[1] == RESC or (attr[1] == ENTITY and attr[0].endswith(("_res", "_res_soft")))
 
 
 def canonical(objtype: str, name: str) -> str:
@@ -360,6 +366,10 @@ def _enum(name: str, value: str) -> str:
     raise PbsError(PBSE_BADATVAL)
 
 
+# a count, or (``max_queued_res.mem``) a size, a time or a float
+_LIMIT_VALUE = re.compile(r"^(\d+[kmgtpKMGTP]?[bwBW]?|\d+(:\d+){1,2}|\d*\.\d+)$")
+
+
 def _entity(value: str) -> str:
     """An entity-limit list, each ``[t:name=N]`` with t one of u g p o and N a long."""
     items = [item.strip() for item in value.split(",")]
@@ -371,10 +381,8 @@ def _entity(value: str) -> str:
         if (not colon or kind.strip() not in ("u", "g", "p", "o") or not equal
                 or not name.strip()):
             raise PbsError(PBSE_BADATVAL)
-        try:
-            int(number.strip(), 10)
-        except ValueError:
-            raise PbsError(PBSE_BADATVAL) from None
+        if not _LIMIT_VALUE.match(number.strip()):
+            raise PbsError(PBSE_BADATVAL)
     return value
 
 

@@ -13,8 +13,9 @@ from fake_pbs.model import ecl, qmgr_attrs
 from fake_pbs.model import resources as rdefs
 from fake_pbs.model.errors import (PBSE_ATTRRO, PBSE_BADATVAL, PBSE_DUPLIST, PBSE_HOOKERROR,
                                    PBSE_INTERNAL, PBSE_IVALREQ, PBSE_NOATTR, PBSE_NODEEXIST,
-                                   PBSE_NOSUP, PBSE_PERM, PBSE_QUEEXIST, PBSE_RESCBUSY,
-                                   PBSE_UNKNODE, PBSE_UNKQUE, PBSE_UNKRESC, PBSE_UNKSCHED,
+                                   PBSE_NOSUP, PBSE_OBJBUSY, PBSE_PERM, PBSE_QUEEXIST,
+                                   PBSE_RESCBUSY, PBSE_UNKNODE, PBSE_UNKQUE, PBSE_UNKRESC,
+                                   PBSE_UNKSCHED,
                                    PbsError, detail, message_for)
 from fake_pbs.model.hooks import (CONTENT_CONFIG, CONTENT_PYTHON, Hook, hook_error,
                                   set_hook_attr, unset_hook_attr)
@@ -57,6 +58,9 @@ class Managed:
         # Whether a job (history included) holds the resource in Resource_List,
         # resources_used or its select: then it may not be deleted or retyped (n02w).
         self.resource_in_use: Callable[[str], bool] = lambda name: False
+        # Whether a queue holds a job that is not history (all of them without job history) or
+        # a node names it: then it may not be deleted (que_purge, mgr_queue_delete: 15027).
+        self.queue_busy: Callable[[str], bool] = lambda name: False
         # The file an imported script is first compiled from (qmgr's temporary copy in
         # server_priv/hooks/tmp, named by the daemon): the server logs its path (m01e, m09d).
         self.import_temp = ""
@@ -202,7 +206,9 @@ def _manage_attrs(target: AttrDict, objtype: str, command: str,
         attr = qmgr_attrs.canonical(objtype, attr)
         if qmgr_attrs.RO in definition[2]:  # mgr_set_attr/mgr_unset_attr: no write bit
             raise PbsError(PBSE_ATTRRO, detail(PBSE_ATTRRO, attr))
-        if "." in attr:
+        if "." in attr and definition[1] == qmgr_attrs.ENTITY:
+            _resource_value(managed, attr, "")  # max_queued_res.<known resource>
+        elif "." in attr:
             value = _resource_value(managed, attr, "" if command == "unset" else value)
         if command == "unset":
             staged.pop(attr, None)
@@ -230,6 +236,8 @@ def _manage_container(managed: Managed, objects: Dict[str, AttrDict], objtype: s
     elif name not in objects:
         raise unknown
     elif command == "delete":
+        if objtype == "queue" and managed.queue_busy(name):
+            raise PbsError(PBSE_OBJBUSY)
         del objects[name]
         outcome.deleted.add((objtype, name))
         return

@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Optional
 from fake_pbs.model import job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADSTATE, PBSE_IVALREQ,
                                    PBSE_PERM, PBSE_UNKJOBID, PBSE_UNKQUE, PbsError)
-from fake_pbs.server import (accounting, execid, hookpoints, jobids, lifecycle, queueacl,
+from fake_pbs.server import (accounting, enqueue, execid, hookpoints, jobids, lifecycle,
                              resourcing, subjobs, valuecheck)
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.handlers.common import caller_level, find_job, require_owner
@@ -237,8 +237,14 @@ def movejob(ctx: Context, request: Dict[str, Any]) -> None:
     hookpoints.current().movejob(ctx.app, job, dest)
     # svr_chkque's ACLs for the new queue; a manager's move is MOVE_TYPE_MgrMv (no ACL), an
     # operator's is not (svr_movejob.c: the manager bits only)
-    queueacl.check(ctx.app, ctx.app.state.queues[dest], job,
-                   manager_move=ctx.caller.manager and not ctx.caller.operator)
+    # svr_chkque (enqueue.py) on a copy: a refused move leaves the job's defaults as they were
+    trial = dict(job)
+    enqueue.check(ctx.app, trial, dest, new_job=False,
+                  manager_move=ctx.caller.manager and not ctx.caller.operator)
+    for key in [k for k in job if k.startswith("Resource_List.")]:
+        del job[key]
+    job.update((k, v) for k, v in trial.items()
+               if k.startswith("Resource_List.") or k in ("schedselect", "_resc_defaulted"))
     job["queue"] = dest
     job["qtime"] = str(ctx.app.now())
     lifecycle.touch(ctx.app, job)

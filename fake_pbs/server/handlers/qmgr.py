@@ -5,6 +5,8 @@ then committed: objects saved, hooks published to the moms, log records written,
 import os
 from typing import Any, Dict
 
+from fake_pbs.model import states as st
+from fake_pbs.model.attrs import is_true
 from fake_pbs.server import hookfiles
 from fake_pbs.server.handlers.registry import Context, handler
 from fake_pbs.server import hookpoints
@@ -24,7 +26,18 @@ def _managed_view(app: Any) -> Managed:
     view.import_temp = str(hookfiles.hooks_dir(app.home) / "tmp" /
                            hookfiles.import_temp_name(os.getpid()))
     view.resource_in_use = lambda name: _held_by_a_job(state, name)
+    view.queue_busy = lambda name: _queue_busy(state, name)
     return view
+
+
+def _queue_busy(state: Any, name: str) -> bool:
+    """que_purge: history jobs do not keep a queue while job history is enabled."""
+    history = is_true(state.server.get("job_history_enable", "False"))
+    for job in state.jobs.values():
+        if job.get("queue") == name and not (
+                history and job.get("job_state") in st.HISTORY_STATES):
+            return True
+    return any(node.get("queue") == name for node in state.nodes.values())
 
 
 def _held_by_a_job(state: Any, name: str) -> bool:

@@ -13,9 +13,9 @@ from typing import Any, Dict, Optional
 from fake_pbs import crashpoints
 from fake_pbs.model import acl, job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADUSER, PBSE_IVALREQ, PBSE_MaxArraySize,
-                                   PBSE_QUENODFLT, PBSE_QUNOENB, PBSE_UNKJOBID, PBSE_UNKQUE,
+                                   PBSE_QUENODFLT, PBSE_UNKJOBID, PBSE_UNKQUE,
                                    PbsError)
-from fake_pbs.server import (accounting, depend, execid, hookpoints, jobids, lifecycle, queueacl,
+from fake_pbs.server import (accounting, depend, enqueue, execid, hookpoints, jobids, lifecycle,
                              resourcing, subjobs, valuecheck)
 from fake_pbs.model.attrs import is_true
 from fake_pbs.server.handlers.common import caller_level
@@ -42,8 +42,6 @@ def resolve_queue(ctx: Context, requested: Optional[str]) -> str:
     queue = state.queues.get(name)
     if queue is None:
         raise PbsError(PBSE_UNKQUE)
-    if not is_true(queue.get("enabled", "False")):
-        raise PbsError(PBSE_QUNOENB)
     return name
 
 
@@ -123,7 +121,8 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     destination = attrs.pop("destination", None) or destination
     attrs = job_attrs.check_submit(attrs, caller_level(ctx))
     queue = resolve_queue(ctx, destination)
-    resources = split_resources(ctx, attrs)
+    explicit = split_resources(ctx, attrs)
+    resources = dict(explicit)
     for key, value in app.state.queues[queue].items():
         if key.startswith("resources_default."):
             resources.setdefault(key.split(".", 1)[1], value)
@@ -149,6 +148,8 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     job["server"] = app.server_name
     for key, value in resources.items():
         job["Resource_List." + key] = value
+    # what the hook sees has the queue's defaults; svr_chkque sets them all again (enqueue.py)
+    job["_resc_defaulted"] = [key for key in resources if key not in explicit]
     job["ctime"] = job["qtime"] = job["mtime"] = str(now)
     for attr, letter in (("Output_Path", "o"), ("Error_Path", "e")):
         if attr in job:
@@ -169,8 +170,9 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     set_initial_state(app.now(), job)
     deps = depend.parse(job.get("depend", ""), app.server_name) if job.get("depend") else []
     hookpoints.current().queuejob(app, job)
-    # svr_chkque's ACL steps (fake_pbs/server/queueacl.py): after the queuejob hook, as in PBS
-    queueacl.check(app, app.state.queues.get(str(job["queue"]), {}), job)
+    # svr_chkque (enqueue.py: state, ACLs, limits, defaults): after the queuejob hook, as in PBS
+    enqueue.check(app, job, str(job["queue"]), new_job=True,
+                  adding=len(indices) if is_array else 1)
     if is_array:
         # the subjobs are rows of the parent's table until they run (server/subjobs.py)
         subjobs.start_table(job, indices)

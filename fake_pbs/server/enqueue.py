@@ -1,0 +1,173 @@
+"""Whether a job may enter a queue: svr_chkque (svr_jobfunc.c) beyond its ACL steps.
+
+In PBS's order, for a submission (``MOVE_TYPE_Move``), a user's or operator's ``qmove`` (the
+same) and a manager's ``qmove`` (``MOVE_TYPE_MgrMv``, which skips every check here but the
+defaults):
+
+2. the queue must be ``enabled`` (PBSE_QUNOENB, 15021);
+3. a ``from_route_only`` queue takes no job but from a route (PBSE_QACESS, 15022);
+4-5. the queue's ACLs (server/queueacl.py);
+7a. the queue's ``max_queued`` then ``queued_jobs_threshold`` job counts, 7b. the server's, for a
+    new job only (check_entity_ct_limit_max / _queued: PBSE_ENTLIMCT, 15142, with the limit's
+    text);
+    the queue's and server's defaults (set_resc_deflt, model/jobdefaults.py);
+7c/7d. ``max_queued_res.*`` then ``queued_jobs_threshold_res.*``, queue then server
+    (check_entity_resc_limit_max / _queued: PBSE_ENTLIMRESC, 15143);
+7e. ``resources_max`` / ``resources_min`` (chk_resc_limits: PBSE_EXCQRESC, 15036).
+
+Usage is counted from the job table when asked: ``max_queued`` counts every job not in
+history, ``queued_jobs_threshold`` the jobs in state Q; an array counts its queued subjobs.
+"""
+from typing import Any, Dict, Iterable, Optional, Tuple
+
+from fake_pbs.model import entlimits, jobdefaults
+from fake_pbs.model.attrs import is_true
+from fake_pbs.model.errors import (PBSE_ENTLIMCT, PBSE_ENTLIMRESC, PBSE_EXCQRESC, PBSE_QACESS,
+                                   PBSE_QUNOENB, PbsError)
+from fake_pbs.server import queueacl, resourcing, subjobs
+
+Job = Dict[str, Any]
+Attrs = Dict[str, str]
+
+
+def entity(job: Job) -> entlimits.Entity:
+    return entlimits.Entity(str(job.get("euser") or job.get("_user") or ""),
+                            str(job.get("egroup") or job.get("_group") or ""),
+                            str(job.get("project") or "_pbs_project_default"))
+
+
+def weight(job: Job) -> int:
+    """How many jobs a record counts for: an array parent, its queued subjobs."""
+    if job.get("array") == "True":
+        return sum(len(r) for r in subjobs.queued(job))
+    return 1
+
+
+def _counted(jobs: Iterable[Job], queue: Optional[str], queued_only: bool
+             ) -> Iterable[Tuple[Job, int]]:
+    for job in jobs:
+        if queue is not None and job.get("queue") != queue:
+            continue
+        if queued_only and job.get("job_state") != "Q":
+            continue
+        count = weight(job)
+        if count:
+            yield job, count
+
+
+def count_usage(jobs: Iterable[Job], queue: Optional[str], queued_only: bool
+                ) -> Dict[Tuple[str, str], int]:
+    usage: Dict[Tuple[str, str], int] = {}
+    for job, count in _counted(jobs, queue, queued_only):
+        who = entity(job)
+        for kind in entlimits.KINDS:
+            key = (kind, who.name(kind))
+            usage[key] = usage.get(key, 0) + count
+    return usage
+
+
+def resource_usage(jobs: Iterable[Job], queue: Optional[str], queued_only: bool,
+                   names: Iterable[str], kinds: Dict[str, str]
+                   ) -> Dict[Tuple[str, str, str], float]:
+    wanted = list(names)
+    usage: Dict[Tuple[str, str, str], float] = {}
+    for job, count in _counted(jobs, queue, queued_only):
+        who = entity(job)
+        for res in wanted:
+            value = job.get("Resource_List." + res)
+            if value is None:
+                continue
+            try:
+                amount = entlimits.amount(kinds.get(res, "long"), str(value)) * count
+            except (ValueError, PbsError):
+                continue
+            for kind in entlimits.KINDS:
+                key = (kind, who.name(kind), res)
+                usage[key] = usage.get(key, 0.0) + amount
+    return usage
+
+
+def resource_kinds(app: Any) -> Dict[str, str]:
+    return {name: defn.type for name, defn in
+            resourcing.table(app.state.objects.get("resource")).items()}
+
+
+def _count_limits(app: Any, job: Job, queue_name: str, adding: int, new_job: bool) -> None:
+    state = app.state
+    live = state.live_jobs()
+    scopes = [(state.queues[queue_name], queue_name)]
+    if new_job:
+        scopes.append((state.server, None))
+    for attrs, where in scopes:
+        for attr, queued_only in (("max_queued", False), ("queued_jobs_threshold", True)):
+            limits = entlimits.parse(attrs.get(attr))
+            if not limits:
+                continue
+            usage = count_usage(live, where, queued_only)
+            text = entlimits.check_count(limits, entity(job), usage, adding, where, queued_only)
+            if text is not None:
+                raise PbsError(PBSE_ENTLIMCT, text)
+
+
+def _resource_limits(app: Any, job: Job, queue_name: str, adding: int,
+                     kinds: Dict[str, str]) -> None:
+    state = app.state
+    live = state.live_jobs()
+    request = {k.split(".", 1)[1]: str(v) for k, v in job.items()
+               if k.startswith("Resource_List.")}
+    for attrs, where in ((state.queues[queue_name], queue_name), (state.server, None)):
+        for attr, queued_only in (("max_queued_res", False), ("queued_jobs_threshold_res", True)):
+            limits = entlimits.by_resource(attrs, attr)
+            if not limits:
+                continue
+            usage = resource_usage(live, where, queued_only, limits, kinds)
+            text = entlimits.check_resources(limits, kinds, entity(job), usage, request, adding,
+                                             where, queued_only)
+            if text is not None:
+                raise PbsError(PBSE_ENTLIMRESC, text)
+
+
+def apply_defaults(app: Any, job: Job, queue_name: str) -> None:
+    """Replace the job's defaulted resources by those ``queue_name`` and the server give."""
+    custom = app.state.objects.get("resource")
+    for name in job.get("_resc_defaulted") or []:
+        job.pop("Resource_List." + name, None)
+    requested = {k.split(".", 1)[1]: str(v) for k, v in job.items()
+                 if k.startswith("Resource_List.")}
+    for key in [k for k in job if k.startswith("Resource_List.")]:
+        del job[key]
+    done = jobdefaults.complete(requested, app.state.queues.get(queue_name, {}),
+                                app.state.server, list(resourcing.table(custom)))
+    for name, value in done.resources.items():
+        job["Resource_List." + name] = value
+    job["schedselect"] = done.schedselect
+    job["_resc_defaulted"] = done.defaulted
+
+
+def check(app: Any, job: Job, queue_name: str, new_job: bool, manager_move: bool = False,
+          from_route: bool = False, adding: Optional[int] = None) -> None:
+    """svr_chkque for ``job`` entering ``queue_name``; applies that queue's defaults to it.
+
+    The job's defaulted resources are those of ``queue_name`` afterwards, whatever the outcome
+    (the caller keeps or drops the job).
+    """
+    queue = app.state.queues[queue_name]
+    if adding is None:
+        adding = weight(job)
+    if not manager_move:
+        if not is_true(queue.get("enabled", "False")):
+            raise PbsError(PBSE_QUNOENB)
+        if is_true(queue.get("from_route_only")) and not from_route:
+            raise PbsError(PBSE_QACESS)
+    queueacl.check(app, queue, job, manager_move=manager_move)
+    if not manager_move:
+        _count_limits(app, job, queue_name, adding, new_job)
+    apply_defaults(app, job, queue_name)
+    if manager_move:
+        return
+    kinds = resource_kinds(app)
+    _resource_limits(app, job, queue_name, adding, kinds)
+    request = {k.split(".", 1)[1]: str(v) for k, v in job.items()
+               if k.startswith("Resource_List.")}
+    if jobdefaults.violates(request, kinds, queue, app.state.server):
+        raise PbsError(PBSE_EXCQRESC)
