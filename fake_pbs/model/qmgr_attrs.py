@@ -190,14 +190,20 @@ def find(objtype: str, name: str) -> Optional[AttrDef]:
     """
     base = name.split(".", 1)[0].lower()
     for attr in TABLES.get(objtype, ()):
-        if attr[0].lower() == base and _takes_resource(attr) == ("." in name):
+        if attr[0].lower() == base and ("." in name) in _dotted(attr):
             return attr
     return None
 
 
-def _takes_resource(attr: AttrDef) -> bool:
-    """``resources_max.ncpus``, and the entity limits per resource (``max_queued_res.ncpus``)."""
-    return attr[1] == RESC or (attr[1] == ENTITY and attr[0].endswith(("_res", "_res_soft")))
+def _dotted(attr: AttrDef) -> Tuple[bool, ...]:
+    """Whether the name takes a ``.resource``: always (``resources_max.ncpus``), either way
+    (the entity limits per resource, ``max_queued_res.ncpus``; bare, the value is refused) or
+    never."""
+    if attr[1] == RESC:
+        return (True,)
+    if attr[1] == ENTITY and attr[0].endswith(("_res", "_res_soft")):
+        return (True, False)
+    return (False,)
 
 
 def canonical(objtype: str, name: str) -> str:
