@@ -18,7 +18,7 @@ defaults):
 Usage is counted from the job table when asked: ``max_queued`` counts every job not in
 history, ``queued_jobs_threshold`` the jobs in state Q; an array counts its queued subjobs.
 """
-from typing import Any, Dict, Iterable, Optional, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from fake_pbs.model import entlimits, jobdefaults
 from fake_pbs.model.attrs import is_true
@@ -95,7 +95,7 @@ def resource_kinds(app: Any) -> Dict[str, str]:
 def _count_limits(app: Any, job: Job, queue_name: str, adding: int, new_job: bool) -> None:
     state = app.state
     live = state.live_jobs()
-    scopes = [(state.queues[queue_name], queue_name)]
+    scopes: List[Tuple[Attrs, Optional[str]]] = [(state.queues[queue_name], queue_name)]
     if new_job:
         scopes.append((state.server, None))
     for attrs, where in scopes:

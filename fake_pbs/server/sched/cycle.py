@@ -11,12 +11,15 @@ run.
 """
 from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
 
+from fake_pbs.model import runlimits
+from fake_pbs.model.entlimits import Entity
 from fake_pbs.model.errors import PbsError
 from fake_pbs.model.nodes import DEFAULT_CONSUMABLES, VNode, build_vnodes, parse_exec_host, \
     parse_exec_vnode, resource_amount
 from fake_pbs.model.placement import Failure, Placement, commit, place_job
 from fake_pbs.model.preempt import DEFAULT_ORDER, DEFAULT_PRIO, DEFAULT_QUEUE_PRIO, OrderStep, \
     methods_for, parse_preempt_order, parse_preempt_prio, usable_methods
+from fake_pbs.model.resources import default_resources
 from fake_pbs.model.select import Chunk, Place, parse_place, parse_select
 
 __all__ = ["Run", "Preemption", "Considered", "CycleResult", "run_cycle", "RUN", "RESUME",
@@ -117,7 +120,9 @@ class _Request(NamedTuple):
 
 def _request(job: Attrs) -> Optional[_Request]:
     try:
-        chunks = parse_select(job.get("Resource_List.select") or "1:ncpus=1")
+        # the scheduler's select: the job's with each chunk's default_chunk resources
+        chunks = parse_select(job.get("schedselect") or job.get("Resource_List.select")
+                              or "1:ncpus=1")
         place = parse_place(job.get("Resource_List.place") or "pack")
     except PbsError:
         return None
@@ -139,6 +144,23 @@ def _eligible(job: Attrs, queues: Mapping[str, Attrs], now: float) -> bool:
     if _false(queue.get("started")):
         return False
     return _number(job.get("Execution_Time")) <= now
+
+
+def _not_started(job: Attrs, queues: Mapping[str, Attrs]) -> bool:
+    """A queued job of a stopped execution queue (query_queues: QUEUE_NOT_STARTED)."""
+    queue = queues.get(job.get("queue", ""))
+    return (job.get("job_state") == "Q" and queue is not None and _false(queue.get("started"))
+            and queue.get("queue_type", "Execution")[:1].lower() != "r")
+
+
+def _entity(job: Attrs) -> Entity:
+    return Entity(job.get("euser") or job.get("Job_Owner", "").split("@")[0],
+                  job.get("egroup", ""), job.get("project") or "_pbs_project_default")
+
+
+def _request_amounts(job: Attrs) -> Dict[str, str]:
+    return {key[len("Resource_List."):]: value for key, value in job.items()
+            if key.startswith("Resource_List.")}
 
 
 def _holding(job: Attrs, consumables: Sequence[str]
@@ -179,8 +201,17 @@ class _Cycle:
     def __init__(self, sched: Attrs, queues: Mapping[str, Attrs],
                  nodes: Mapping[str, Attrs], jobs: Sequence[Attrs], now: float,
                  qrun: Optional[str] = None,
-                 consumables: Sequence[str] = DEFAULT_CONSUMABLES) -> None:
+                 consumables: Sequence[str] = DEFAULT_CONSUMABLES,
+                 server: Optional[Attrs] = None) -> None:
         self.qrun = qrun
+        self.server_limits = runlimits.limits_of(server or {})
+        self.queue_limits = {name: runlimits.limits_of(queue) for name, queue in queues.items()}
+        self.kinds = {name: defn.type for name, defn in default_resources().items()}
+        self.usage = runlimits.Usage()
+        for job in jobs:
+            if job.get("job_state") == "R":
+                self.usage.add(job.get("queue", ""), _entity(job), _request_amounts(job),
+                               self.kinds)
         self.queues = queues
         self.jobs = jobs
         self.now = now
@@ -202,6 +233,8 @@ class _Cycle:
                    if job.get("array") == "True" and job.get("job_state") not in ("Q", "B")}
         for index, job in enumerate(self.jobs):
             if not _eligible(job, self.queues, self.now) or job.get("array_id") in stopped:
+                if _not_started(job, self.queues):
+                    self.comment(job, "Not Running: Queue not started.")
                 continue
             queue = self.queues[job.get("queue", "")]
             qtime = _number(job.get("qtime"))
@@ -245,9 +278,19 @@ class _Cycle:
                 continue
             outcome = place_job(request.chunks, request.place, self.vnodes,
                                 self.consumables)
+            held = self.held_back(job)
+            if held is not None:
+                # is_ok_to_run: a job that cannot fit gets that reason; limits come next
+                if isinstance(outcome, Placement):
+                    self.fail(job, "Not Running: " + held)
+                else:
+                    self.fail(job, outcome.comment)
+                continue
             if isinstance(outcome, Placement):
                 exec_vnode, exec_host, hosts = commit(outcome, request.place, self.vnodes)
                 self.result.runs.append(Run(job["id"], exec_vnode, exec_host, hosts))
+                self.usage.add(job.get("queue", ""), _entity(job), _request_amounts(job),
+                               self.kinds)
                 self.considered(job, RUN)
                 continue
             if not outcome.never and self.try_preempt(job, request):
@@ -256,6 +299,18 @@ class _Cycle:
             self.failed[key] = outcome
             self.fail(job, outcome.comment)
         return self.result
+
+    def held_back(self, job: Attrs) -> Optional[str]:
+        """check_limits (limits.cpp), which a qrun'd job bypasses (is_ok_to_run)."""
+        if self.qrun is not None and job.get("id") == self.qrun:
+            return None
+        queue = job.get("queue", "")
+        limits = self.queue_limits.get(queue)
+        if limits is None or not (limits.counts or limits.resources or
+                                  self.server_limits.counts or self.server_limits.resources):
+            return None
+        return runlimits.held_back(_entity(job), queue, _request_amounts(job), self.kinds,
+                                   limits, self.server_limits, self.usage)
 
     def resume(self, job: Attrs) -> None:
         """A job suspended by preemption runs again on its own vnodes once they are free."""
@@ -350,4 +405,4 @@ def run_cycle(server: Attrs, sched: Attrs, queues: Mapping[str, Attrs],
     """
     if _false(server.get("scheduling")) or _false(sched.get("scheduling")):
         return CycleResult([], {}, [], [])
-    return _Cycle(sched, queues, nodes, jobs, now, qrun, consumables).run()
+    return _Cycle(sched, queues, nodes, jobs, now, qrun, consumables, server).run()

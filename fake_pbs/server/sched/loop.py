@@ -156,6 +156,7 @@ class Scheduler(SchedulerLike):
             for record in [job] + self._next_subjobs(job):
                 entry = public(record)
                 entry["id"] = record["_id"]
+                entry["egroup"] = str(record.get("_group", ""))  # for the run limits
                 if record["_id"] in considered and entry.get("job_state") not in ("R", "E"):
                     entry["job_state"] = "considered"  # once per cycle, as PBS considers a job
                 jobs.append(entry)
@@ -212,6 +213,10 @@ class Scheduler(SchedulerLike):
                     reason = step.detail.replace("Not Running: ", "", 1)
                     app.sched_log.write(SCHED, "Job", step.jobid, reason)
                     self._comment(step.jobid, step.detail)
+            stepped = {step.jobid for step in steps}
+            for jobid, text in result.comments.items():
+                if jobid not in stepped:  # not considered: a stopped queue's jobs
+                    self._comment(jobid, text)
             for parent in sorted(self._commented):
                 if parent in state.jobs:
                     state.save_job(parent)
