@@ -33,82 +33,82 @@ def settle(pbs: FakeCluster, jobs: List[str], running: int) -> List[str]:
 
 
 @pytest.mark.parametrize("limit", [1, 2])
-def test_queue_max_run_overall(fake_pbs: FakeCluster, limit: int) -> None:
+def test_queue_max_run_overall(pbs: FakeCluster, limit: int) -> None:
     """check_queue_max_run: [o:PBS_ALL=N] runs N jobs; QUEUE_JOB_LIMIT_REACHED for the rest."""
-    fake_pbs.qmgr("set queue workq max_run = [o:PBS_ALL=%d]" % limit)
-    jobs = sleepers(fake_pbs, limit + 1)
-    assert settle(fake_pbs, jobs, limit) == [
+    pbs.qmgr("set queue workq max_run = [o:PBS_ALL=%d]" % limit)
+    jobs = sleepers(pbs, limit + 1)
+    assert settle(pbs, jobs, limit) == [
         "Not Running: Queue workq job limit has been reached."]
 
 
-def test_queue_max_user_run_is_a_generic_user_limit(fake_pbs: FakeCluster) -> None:
+def test_queue_max_user_run_is_a_generic_user_limit(pbs: FakeCluster) -> None:
     """lim_setlimits: max_user_run is [u:PBS_GENERIC]; check_queue_max_user_run gives
     QUEUE_USER_LIMIT_REACHED."""
-    fake_pbs.qmgr("set queue workq max_user_run = 1")
-    jobs = sleepers(fake_pbs, 2)
-    assert settle(fake_pbs, jobs, 1) == [
+    pbs.qmgr("set queue workq max_user_run = 1")
+    jobs = sleepers(pbs, 2)
+    assert settle(pbs, jobs, 1) == [
         "Not Running: User has reached queue workq running job limit."]
 
 
-def test_specific_user_limit_replaces_generic(fake_pbs: FakeCluster) -> None:
+def test_specific_user_limit_replaces_generic(pbs: FakeCluster) -> None:
     """check_queue_max_user_run: a [u:name] limit wins over [u:PBS_GENERIC]
     (QUEUE_BYUSER_JOB_LIMIT_REACHED)."""
-    fake_pbs.qmgr("set queue workq max_run = '[u:PBS_GENERIC=1],[u:%s=2]'" % ME)
-    jobs = sleepers(fake_pbs, 3)
-    assert settle(fake_pbs, jobs, 2) == [
+    pbs.qmgr("set queue workq max_run = '[u:PBS_GENERIC=1],[u:%s=2]'" % ME)
+    jobs = sleepers(pbs, 3)
+    assert settle(pbs, jobs, 2) == [
         "Not Running: Queue workq job limit reached for user %s" % ME]
 
 
-def test_server_max_running_and_user_limit(fake_pbs: FakeCluster) -> None:
+def test_server_max_running_and_user_limit(pbs: FakeCluster) -> None:
     """check_server_max_run: SERVER_JOB_LIMIT_REACHED (old max_running as [o:PBS_ALL])."""
-    fake_pbs.qmgr("set server max_running = 1")
-    jobs = sleepers(fake_pbs, 2)
-    assert settle(fake_pbs, jobs, 1) == ["Not Running: Server job limit has been reached."]
+    pbs.qmgr("set server max_running = 1")
+    jobs = sleepers(pbs, 2)
+    assert settle(pbs, jobs, 1) == ["Not Running: Server job limit has been reached."]
 
 
-def test_server_generic_user_limit(fake_pbs: FakeCluster) -> None:
+def test_server_generic_user_limit(pbs: FakeCluster) -> None:
     """check_server_max_user_run: SERVER_USER_LIMIT_REACHED."""
-    fake_pbs.qmgr("set server max_run = [u:PBS_GENERIC=1]")
-    jobs = sleepers(fake_pbs, 2)
-    assert settle(fake_pbs, jobs, 1) == ["Not Running: User has reached server running job limit."]
+    pbs.qmgr("set server max_run = [u:PBS_GENERIC=1]")
+    jobs = sleepers(pbs, 2)
+    assert settle(pbs, jobs, 1) == ["Not Running: User has reached server running job limit."]
 
 
 @pytest.mark.parametrize("ncpus,running", [(1, 3), (2, 1), (3, 1)])
-def test_queue_max_run_res_ncpus(fake_pbs: FakeCluster, ncpus: int, running: int) -> None:
+def test_queue_max_run_res_ncpus(pbs: FakeCluster, ncpus: int, running: int) -> None:
     """check_queue_max_res: used + requested above [o:PBS_ALL=3] holds the job
     (QUEUE_RESOURCE_LIMIT_REACHED)."""
-    fake_pbs.qmgr("set queue workq max_run_res.ncpus = [o:PBS_ALL=3]")
-    jobs = sleepers(fake_pbs, running + 1, "-l", "ncpus=%d" % ncpus)
-    assert settle(fake_pbs, jobs, running) == [
+    pbs.qmgr("set queue workq max_run_res.ncpus = [o:PBS_ALL=3]")
+    jobs = sleepers(pbs, running + 1, "-l", "ncpus=%d" % ncpus)
+    assert settle(pbs, jobs, running) == [
         "Not Running: would exceed overall limit on resource ncpus in queue workq"]
 
 
-def test_max_user_res_is_a_generic_user_resource_limit(fake_pbs: FakeCluster) -> None:
+def test_max_user_res_is_a_generic_user_resource_limit(pbs: FakeCluster) -> None:
     """lim_setlimits: max_user_res.ncpus is [u:PBS_GENERIC]: QUEUE_USER_RES_LIMIT_REACHED."""
-    fake_pbs.qmgr("set queue workq max_user_res.ncpus = 2")
-    jobs = sleepers(fake_pbs, 3)
-    assert settle(fake_pbs, jobs, 2) == [
+    pbs.qmgr("set queue workq max_user_res.ncpus = 2")
+    jobs = sleepers(pbs, 3)
+    assert settle(pbs, jobs, 2) == [
         "Not Running: Queue workq per-user limit reached on resource ncpus"]
 
 
-def test_qrun_bypasses_run_limits(fake_pbs: FakeCluster) -> None:
+def test_qrun_bypasses_run_limits(pbs: FakeCluster) -> None:
     """is_ok_to_run: check_limits is skipped for the job a manager qruns."""
-    fake_pbs.qmgr("set queue workq max_run = [o:PBS_ALL=1]")
-    jobs = sleepers(fake_pbs, 2)
-    settle(fake_pbs, jobs, 1)
-    waiting = [j for j in jobs if fake_pbs.job(j)["job_state"] == "Q"][0]
-    fake_pbs.sh("qrun", waiting)
-    fake_pbs.wait(waiting, "R")
+    pbs.qmgr("set queue workq max_run = [o:PBS_ALL=1]")
+    jobs = sleepers(pbs, 2)
+    settle(pbs, jobs, 1)
+    waiting = [j for j in jobs if pbs.job(j)["job_state"] == "Q"][0]
+    pbs.sh("qrun", waiting)
+    pbs.wait(waiting, "R")
 
 
-def test_stopped_queue_keeps_jobs_queued_with_comment(fake_pbs: FakeCluster) -> None:
+def test_stopped_queue_keeps_jobs_queued_with_comment(pbs: FakeCluster) -> None:
     """query_queues: jobs of a queue that is not started stay Q with QUEUE_NOT_STARTED's
     comment; qstart (started = True) lets them run."""
-    fake_pbs.qmgr("set queue workq started = false")
-    job = fake_pbs.qsub("sleep 60")
-    fake_pbs.qmgr("set server scheduling = true")
-    wait_for(lambda: fake_pbs.job(job).get("comment") == "Not Running: Queue not started.", 30,
+    pbs.qmgr("set queue workq started = false")
+    job = pbs.qsub("sleep 60")
+    pbs.qmgr("set server scheduling = true")
+    wait_for(lambda: pbs.job(job).get("comment") == "Not Running: Queue not started.", 30,
              "the queue-not-started comment")
-    assert fake_pbs.job(job)["job_state"] == "Q"
-    fake_pbs.qmgr("set queue workq started = true")
-    fake_pbs.wait(job, "R")
+    assert pbs.job(job)["job_state"] == "Q"
+    pbs.qmgr("set queue workq started = true")
+    pbs.wait(job, "R")
