@@ -14,8 +14,8 @@ from fake_pbs import leanos
 from fake_pbs.cli import common, qsub_env, qsub_submit, qsub_verify
 from fake_pbs.cli.posix_getopt import OptionError, strict
 from fake_pbs.cli.qsub_options import (CMDLINE, DIRECTIVE, GETOPT_SPEC, INTERACTIVE_NO_TTY,
-                                       Interactive, QsubExit, QsubState)
-from fake_pbs.model.errors import PbsError
+                                       SERVER_DEFAULT, Interactive, QsubExit, QsubState)
+from fake_pbs.model.errors import PBSE_FORCE_QSUB_UPDATE, PbsError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -89,9 +89,14 @@ def _prefix(state: QsubState) -> str:
     return leanos.environ().get("PBS_DPREFIX", qsub_script.DEFAULT_PREFIX)
 
 
-def _read_script(state: QsubState, path: Optional[str]) -> str:
-    """The script text; sets the default Job_Name as PBS does (basename, or STDIN)."""
+def _read_script(state: QsubState, path: Optional[str], read: Optional[str] = None) -> str:
+    """The script text; sets the default Job_Name as PBS does (basename, or STDIN).
+    ``read``: the text a first attempt read (standard input is read once)."""
     if path is None or path in ("", "-"):
+        if read is not None:
+            if not state.given("N"):
+                state.attrs["Job_Name"] = "STDIN"
+            return read
         if sys.stdin.isatty():
             sys.stdout.write(STDIN_PROMPT)
             sys.stdout.flush()
@@ -114,11 +119,17 @@ def _read_script(state: QsubState, path: Optional[str]) -> str:
     return data.decode("utf-8", "surrogateescape")
 
 
-def _directives(state: QsubState, script: str) -> None:
+def _directives(state: QsubState, script: str, defaults: str = "") -> None:
+    """The script's directives, then the server's ``default_qsub_arguments`` one level below
+    (do_dir with CMDLINE - 2: they never override the script's or the command line's)."""
     # imported here: ``qsub -- command`` reads no script (one module less at start-up)
     from fake_pbs.cli import qsub_script
 
-    for text in qsub_script.directives(script, _prefix(state)):
+    texts = [(t, DIRECTIVE) for t in qsub_script.directives(script, _prefix(state))] \
+        if script else []
+    if defaults.strip():
+        texts.append((defaults, SERVER_DEFAULT))
+    for text, level in texts:
         try:
             words = qsub_script.split_words(text)
         except qsub_script.UnmatchedQuote:
@@ -127,7 +138,7 @@ def _directives(state: QsubState, script: str) -> None:
         try:
             opts, operands = strict(words, GETOPT_SPEC, "qsub")
             before = len(state.errors)
-            errors = state.apply(opts, DIRECTIVE) + (len(operands) > 0)
+            errors = state.apply(opts, level) + (len(operands) > 0)
             messages = state.errors[before:]
         except OptionError as err:
             errors, messages = 1, [err.message]
@@ -146,8 +157,10 @@ def _destination(text: str) -> Optional[str]:
     return queue or None
 
 
-def build(argv: List[str], env: Dict[str, str], cwd: str, host: str) -> Built:
-    """Everything before the request: (state, queuejob attrs, script)."""
+def build(argv: List[str], env: Dict[str, str], cwd: str, host: str,
+          defaults: str = "", read: Optional[str] = None) -> Built:
+    """Everything before the request: (state, queuejob attrs, script); ``defaults``: the
+    server's default_qsub_arguments."""
     state = QsubState(env)
     path, command = _command_line(state, argv)
     script = ""
@@ -160,9 +173,10 @@ def build(argv: List[str], env: Dict[str, str], cwd: str, host: str) -> Built:
                 "<jsdl-hpcpa:Argument>%s</jsdl-hpcpa:Argument>" % _xml(a) for a in command[1:])
         if not state.given("N"):
             attrs["Job_Name"] = "STDIN"
+        _directives(state, "", defaults)
     else:
-        script = _read_script(state, path)
-        _directives(state, script)
+        script = _read_script(state, path, read)
+        _directives(state, script, defaults)
     if not state.given("S") and "PBS_SHELL" in env:
         attrs["Shell_Path_List"] = env["PBS_SHELL"]
     queue = _destination(state.destination)
@@ -220,23 +234,35 @@ def body(argv: List[str]) -> int:
     cwd = leanos.getcwd()
     host = qsub_verify.submit_host()
     env = dict(leanos.environ())
-    try:
-        state, attrs, script = build(argv, env, cwd, host)
-    except QsubExit as stop:
-        if stop.message:
-            sys.stderr.write(stop.message + "\n")
-        return stop.code
-    except Interactive:
-        if not (sys.stdin.isatty() and sys.stdout.isatty()):
-            sys.stderr.write(INTERACTIVE_NO_TTY + "\n")
-        else:
-            sys.stderr.write("qsub: interactive jobs are not supported by fake_pbs\n")
-        return 1
-    try:
-        jobid = qsub_submit.submit({"attrs": attrs, "script": script, "cwd": cwd, "env": env})
-    except PbsError as err:
-        sys.stderr.write("qsub: %s\n" % err.text)
-        return err.exit_code
+    defaults = ""
+    stdin_script: Optional[str] = None
+    for attempt in (1, 2):
+        # qsub.c do_submit: the server refuses a submission built with other
+        # default_qsub_arguments than its own (PBSE_FORCE_QSUB_UPDATE, the value in the text);
+        # qsub builds the job again with them, once
+        try:
+            state, attrs, script = build(argv, env, cwd, host, defaults, stdin_script)
+        except QsubExit as stop:
+            if stop.message:
+                sys.stderr.write(stop.message + "\n")
+            return stop.code
+        except Interactive:
+            if not (sys.stdin.isatty() and sys.stdout.isatty()):
+                sys.stderr.write(INTERACTIVE_NO_TTY + "\n")
+            else:
+                sys.stderr.write("qsub: interactive jobs are not supported by fake_pbs\n")
+            return 1
+        stdin_script = script
+        try:
+            jobid = qsub_submit.submit({"attrs": attrs, "script": script, "cwd": cwd, "env": env,
+                                        "qsub_defaults": defaults})
+        except PbsError as err:
+            if err.code == PBSE_FORCE_QSUB_UPDATE and attempt == 1:
+                defaults = err.text
+                continue
+            sys.stderr.write("qsub: %s\n" % err.text)
+            return err.exit_code
+        break
     if not state.quiet:
         sys.stdout.write(jobid + "\n")
     if state.block:

@@ -28,6 +28,7 @@ else:  # run time: the names exist, typing is not imported
 
 CMDLINE = 3
 DIRECTIVE = 2
+SERVER_DEFAULT = 1  # the server's default_qsub_arguments (qsub.c do_submit: CMDLINE - 2)
 
 GETOPT_SPEC = "a:A:c:C:e:fhIj:J:k:l:m:M:N:o:p:q:r:R:S:u:v:VW:XzP:G"
 

@@ -12,7 +12,8 @@ from typing import Any, Dict, Optional
 
 from fake_pbs import crashpoints
 from fake_pbs.model import acl, job_attrs, states as st
-from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADUSER, PBSE_IVALREQ, PBSE_MaxArraySize,
+from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADUSER, PBSE_FORCE_QSUB_UPDATE,
+                                   PBSE_IVALREQ, PBSE_MaxArraySize,
                                    PBSE_QUENODFLT, PBSE_UNKJOBID, PBSE_UNKQUE,
                                    PbsError)
 from fake_pbs.server import (accounting, depend, enqueue, execid, hookpoints, jobids, lifecycle,
@@ -109,6 +110,12 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     if not isinstance(attrs_in, dict):
         raise PbsError(PBSE_IVALREQ)
     attrs: Dict[str, str] = {str(k): str(v) for k, v in attrs_in.items()}
+    if "qsub_defaults" in request:
+        # qsub built the job with these default_qsub_arguments: other ones than the server's
+        # send it back to build it again (PBSE_FORCE_QSUB_UPDATE; no job number spent)
+        wanted = app.state.server.get("default_qsub_arguments", "")
+        if str(request["qsub_defaults"]) != wanted:
+            raise PbsError(PBSE_FORCE_QSUB_UPDATE, wanted)
     # PBS numbers the job before checking it: a rejected submission still spends its number.
     seq = app.state.next_seq()
     check_root(ctx)
