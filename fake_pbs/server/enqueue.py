@@ -112,7 +112,8 @@ def _count_limits(app: Any, job: Job, queue_name: str, adding: int, new_job: boo
 def _resource_limits(app: Any, job: Job, queue_name: str, adding: int,
                      kinds: Dict[str, str]) -> None:
     state = app.state
-    live = state.live_jobs()
+    # a job already counted (qalter) counts with its new request instead of its old one
+    live = [other for other in state.live_jobs() if other.get("_id") != job.get("_id")]
     request = {k.split(".", 1)[1]: str(v) for k, v in job.items()
                if k.startswith("Resource_List.")}
     for attrs, where in ((state.queues[queue_name], queue_name), (state.server, None)):
@@ -171,3 +172,17 @@ def check(app: Any, job: Job, queue_name: str, new_job: bool, manager_move: bool
                if k.startswith("Resource_List.")}
     if jobdefaults.violates(request, kinds, queue, app.state.server):
         raise PbsError(PBSE_EXCQRESC)
+
+
+def check_altered(app: Any, job: Job) -> None:
+    """req_modifyjob for a user: the altered job (defaults applied) within its queue's and the
+    server's resources_max/min and resource entity limits."""
+    queue_name = str(job.get("queue", ""))
+    if queue_name not in app.state.queues:
+        return
+    kinds = resource_kinds(app)
+    request = {k.split(".", 1)[1]: str(v) for k, v in job.items()
+               if k.startswith("Resource_List.")}
+    if jobdefaults.violates(request, kinds, app.state.queues[queue_name], app.state.server):
+        raise PbsError(PBSE_EXCQRESC)
+    _resource_limits(app, job, queue_name, weight(job), kinds)

@@ -290,6 +290,13 @@ def alterjob(ctx: Context, request: Dict[str, Any]) -> None:
         identity = dict(job, **changes)
         execid.apply(identity, str(job.get("_user", "")), ctx.app.host)
     hookpoints.current().modifyjob(ctx.app, job, changes)
+    if not (ctx.caller.manager or ctx.caller.operator) and any(
+            name.startswith("Resource_List.") for name in changes):
+        # req_modifyjob: a user's new resources within the queue's, server's and entity
+        # limits (chk_resc_limits, check_entity_resc_limit_max/_queued with the altered list)
+        trial = dict(job)
+        _apply_resources(ctx.app, trial, changes)
+        enqueue.check_altered(ctx.app, trial)
     for key in ("_gid", "_group"):
         if key in identity:
             job[key] = identity[key]
@@ -299,26 +306,35 @@ def alterjob(ctx: Context, request: Dict[str, Any]) -> None:
     return None
 
 
+def _apply_resources(app: ServerApp, job: Job, changes: Dict[str, str]) -> None:
+    """The job's Resource_List with the changes, derived values and defaults made again."""
+    resources = {k.split(".", 1)[1]: v for k, v in changes.items()
+                 if k.startswith("Resource_List.")}
+    if not resources:
+        return
+    current = {k.split(".", 1)[1]: v for k, v in job.items()
+               if k.startswith("Resource_List.")}
+    if "select" in resources:
+        for derived in ("ncpus", "nodect", "mem"):
+            current.pop(derived, None)
+    elif "ncpus" in resources or "mem" in resources:
+        current.pop("select", None)
+        current.pop("nodect", None)
+    current.update(resources)
+    for key in [k for k in job if k.startswith("Resource_List.")]:
+        del job[key]
+    for key, value in current.items():
+        job["Resource_List." + key] = value
+    # set_resc_deflt again (req_modifyjob): the defaults of the job's queue and server
+    job["_resc_defaulted"] = [name for name in job.get("_resc_defaulted") or []
+                              if name not in resources]
+    enqueue.apply_defaults(app, job, str(job.get("queue", "")))
+
+
 def _apply_changes(ctx: Context, job: Job, changes: Dict[str, str]) -> None:
     app = ctx.app
     was = job.get("job_state")
-    custom = app.state.objects.get("resource", {})
-    resources = {k.split(".", 1)[1]: v for k, v in changes.items()
-                 if k.startswith("Resource_List.")}
-    if resources:
-        current = {k.split(".", 1)[1]: v for k, v in job.items()
-                   if k.startswith("Resource_List.")}
-        if "select" in resources:
-            for derived in ("ncpus", "nodect", "mem"):
-                current.pop(derived, None)
-        elif "ncpus" in resources or "mem" in resources:
-            current.pop("select", None)
-            current.pop("nodect", None)
-        current.update(resources)
-        for key in [k for k in job if k.startswith("Resource_List.")]:
-            del job[key]
-        for key, value in resourcing.derive(current, custom).items():
-            job["Resource_List." + key] = value
+    _apply_resources(app, job, changes)
     for name, value in changes.items():
         if name.startswith("Resource_List."):
             app.acct.record("a", job["_id"], "%s=%s" % (name, job.get(name, value)))
