@@ -4,7 +4,8 @@ In PBS's order, for a submission (``MOVE_TYPE_Move``), a user's or operator's ``
 same) and a manager's ``qmove`` (``MOVE_TYPE_MgrMv``, which skips every check here but the
 defaults):
 
-2. the queue must be ``enabled`` (PBSE_QUNOENB, 15021);
+2. the queue must be ``enabled`` (PBSE_QUNOENB, 15021) and hold fewer jobs than
+   ``max_queuable`` (history not counted; PBSE_MAXQUED, 15046);
 3. a ``from_route_only`` queue takes no job but from a route (PBSE_QACESS, 15022);
 4-5. the queue's ACLs (server/queueacl.py);
 7a. the queue's ``max_queued`` then ``queued_jobs_threshold`` job counts, 7b. the server's, for a
@@ -22,8 +23,8 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from fake_pbs.model import entlimits, jobdefaults
 from fake_pbs.model.attrs import is_true
-from fake_pbs.model.errors import (PBSE_ENTLIMCT, PBSE_ENTLIMRESC, PBSE_EXCQRESC, PBSE_QACESS,
-                                   PBSE_QUNOENB, PbsError)
+from fake_pbs.model.errors import (PBSE_ENTLIMCT, PBSE_ENTLIMRESC, PBSE_EXCQRESC, PBSE_MAXQUED,
+                                   PBSE_QACESS, PBSE_QUNOENB, PbsError)
 from fake_pbs.server import queueacl, resourcing, subjobs
 
 Job = Dict[str, Any]
@@ -158,6 +159,11 @@ def check(app: Any, job: Job, queue_name: str, new_job: bool, manager_move: bool
     if not manager_move:
         if not is_true(queue.get("enabled", "False")):
             raise PbsError(PBSE_QUNOENB)
+        if queue.get("max_queuable") and sum(
+                1 for other in app.state.live_jobs()
+                if other.get("queue") == queue_name and not other.get("array_id")
+        ) >= int(queue["max_queuable"]):
+            raise PbsError(PBSE_MAXQUED)  # step 2: jobs in the queue, history not counted
         if is_true(queue.get("from_route_only")) and not from_route:
             raise PbsError(PBSE_QACESS)
     queueacl.check(app, queue, job, manager_move=manager_move)

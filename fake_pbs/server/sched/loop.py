@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 from fake_pbs.model import sched_config
 from fake_pbs.model import states as st
 from fake_pbs.model.errors import PbsError
-from fake_pbs.server import hookpoints, lifecycle, preemption, reqlog, subjobs
+from fake_pbs.server import hookpoints, lifecycle, preemption, reqlog, routing, subjobs
 from fake_pbs.server.app import SchedulerLike, ServerApp
 from fake_pbs.server.logs import DEBUG, JOB, SCHED
 from fake_pbs.server.sched.cycle import run_cycle
@@ -118,6 +118,8 @@ class Scheduler(SchedulerLike):
         app = self.app
         with self._cycle_lock:
             with app.state.lock:
+                if not app.draining.is_set():
+                    routing.route_all(app)  # the server's route queues (server/routing.py)
                 if (not force and not self.enabled()) or app.draining.is_set():
                     return
                 self.cycles += 1
