@@ -175,8 +175,6 @@ def check_resources(limits_by_res: Mapping[str, Limits], kinds: Mapping[str, str
 
 def by_resource(attrs: Mapping[str, str], prefix: str) -> Dict[str, Limits]:
     """``max_queued_res.ncpus`` and friends of an object: resource -> parsed limits."""
-    out: Dict[str, Limits] = {}
-    for key, value in attrs.items():
-        if key.startswith(prefix + "."):
-            out[key[len(prefix) + 1:]] = parse(value)
-    return out
+    start = prefix + "."
+    return {key[len(start):]: parse(value) for key, value in attrs.items()
+            if key.startswith(start)}

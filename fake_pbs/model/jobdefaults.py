@@ -15,7 +15,7 @@ queue's value for a resource when the queue sets one, else the server's) violate
 """
 from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple
 
-from fake_pbs.model import ecl
+from fake_pbs.model import entlimits
 from fake_pbs.model.errors import PbsError
 from fake_pbs.model.select import derive_resources, parse_select
 
@@ -25,7 +25,8 @@ _SOURCES = (("queue", "resources_default", True), ("server", "resources_default"
             ("queue", "resources_max", False), ("server", "resources_max", False))
 
 
-def _prefixed(attrs: Attrs, prefix: str) -> Dict[str, str]:
+def prefixed(attrs: Attrs, prefix: str) -> Dict[str, str]:
+    """``resources_max.ncpus = 2`` -> ``{"ncpus": "2"}`` for ``prefix`` resources_max."""
     start = prefix + "."
     return {key[len(start):]: value for key, value in attrs.items() if key.startswith(start)}
 
@@ -45,14 +46,14 @@ def complete(requested: Attrs, queue: Attrs, server: Attrs,
     defaulted: List[str] = []
     objects = {"queue": queue, "server": server}
     for owner, attr, with_select in _SOURCES:
-        for name, value in _prefixed(objects[owner], attr).items():
+        for name, value in prefixed(objects[owner], attr).items():
             if name in res or (not with_select and name in ("select", "place")):
                 continue
             res[name] = value
             defaulted.append(name)
     derived = derive_resources(res, known)
-    sched = schedselect(derived["select"], _prefixed(queue, "default_chunk"),
-                        _prefixed(server, "default_chunk"))
+    sched = schedselect(derived["select"], prefixed(queue, "default_chunk"),
+                        prefixed(server, "default_chunk"))
     if sched != derived["select"]:
         sums = derive_resources({"select": sched, "place": derived.get("place", "free")}, known)
         for name, value in sums.items():
@@ -83,23 +84,19 @@ def schedselect(select: str, queue_chunk: Attrs, server_chunk: Attrs) -> str:
 
 
 def _amount(kind: str, value: str) -> Optional[float]:
+    if kind not in ("size", "time", "long", "float"):
+        return None
     try:
-        if kind == "size":
-            return float(ecl.parse_size(value.strip()))
-        if kind == "time":
-            return float(ecl.parse_time(value.strip()))
-        if kind in ("long", "float"):
-            return float(value)
+        return entlimits.amount(kind, value)
     except (ValueError, PbsError):
         return None
-    return None
 
 
 def violates(resources: Attrs, kinds: Mapping[str, str], queue: Attrs, server: Attrs) -> bool:
     """chk_resc_limits: the job is below the queue's minimum or above the maximum that applies."""
-    minimum = _prefixed(queue, "resources_min")
-    queue_max = _prefixed(queue, "resources_max")
-    server_max = _prefixed(server, "resources_max")
+    minimum = prefixed(queue, "resources_min")
+    queue_max = prefixed(queue, "resources_max")
+    server_max = prefixed(server, "resources_max")
     for name, value in resources.items():
         if name == "nodes":
             continue

@@ -17,6 +17,7 @@ from typing import Dict, Mapping, NamedTuple, Optional, Tuple
 from fake_pbs.model import entlimits
 from fake_pbs.model.entlimits import ALL, GENERIC, Entity, Limits
 from fake_pbs.model.errors import PbsError
+from fake_pbs.model.jobdefaults import prefixed
 
 Attrs = Mapping[str, str]
 _ORDER = ("g", "p", "o", "u")
@@ -66,14 +67,9 @@ def limits_of(attrs: Attrs) -> ObjectLimits:
             counts.setdefault(key, str(attrs[name]))
     resources = entlimits.by_resource(attrs, "max_run_res")
     for name, key in _OLD_RES:
-        for res, value in _prefixed(attrs, name).items():
+        for res, value in prefixed(attrs, name).items():
             resources.setdefault(res, {}).setdefault(key, value)
     return ObjectLimits(counts, resources)
-
-
-def _prefixed(attrs: Attrs, prefix: str) -> Dict[str, str]:
-    start = prefix + "."
-    return {key[len(start):]: value for key, value in attrs.items() if key.startswith(start)}
 
 
 class Usage:

@@ -31,6 +31,19 @@ Job = Dict[str, Any]
 Attrs = Dict[str, str]
 
 
+def requested(job: Job) -> Dict[str, str]:
+    """The job's Resource_List by resource name."""
+    return {k.split(".", 1)[1]: str(v) for k, v in job.items() if k.startswith("Resource_List.")}
+
+
+def adopt(job: Job, trial: Job) -> None:
+    """Take the Resource_List, schedselect and defaults a checked copy of ``job`` got."""
+    for key in [k for k in job if k.startswith("Resource_List.")]:
+        del job[key]
+    job.update((k, v) for k, v in trial.items()
+               if k.startswith("Resource_List.") or k in ("schedselect", "_resc_defaulted"))
+
+
 def entity(job: Job) -> entlimits.Entity:
     return entlimits.Entity(str(job.get("euser") or job.get("_user") or ""),
                             str(job.get("egroup") or job.get("_group") or ""),
@@ -115,8 +128,7 @@ def _resource_limits(app: Any, job: Job, queue_name: str, adding: int,
     state = app.state
     # a job already counted (qalter) counts with its new request instead of its old one
     live = [other for other in state.live_jobs() if other.get("_id") != job.get("_id")]
-    request = {k.split(".", 1)[1]: str(v) for k, v in job.items()
-               if k.startswith("Resource_List.")}
+    request = requested(job)
     for attrs, where in ((state.queues[queue_name], queue_name), (state.server, None)):
         for attr, queued_only in (("max_queued_res", False), ("queued_jobs_threshold_res", True)):
             limits = entlimits.by_resource(attrs, attr)
@@ -134,11 +146,10 @@ def apply_defaults(app: Any, job: Job, queue_name: str) -> None:
     custom = app.state.objects.get("resource")
     for name in job.get("_resc_defaulted") or []:
         job.pop("Resource_List." + name, None)
-    requested = {k.split(".", 1)[1]: str(v) for k, v in job.items()
-                 if k.startswith("Resource_List.")}
+    given = requested(job)
     for key in [k for k in job if k.startswith("Resource_List.")]:
         del job[key]
-    done = jobdefaults.complete(requested, app.state.queues.get(queue_name, {}),
+    done = jobdefaults.complete(given, app.state.queues.get(queue_name, {}),
                                 app.state.server, list(resourcing.table(custom)))
     for name, value in done.resources.items():
         job["Resource_List." + name] = value
@@ -174,8 +185,7 @@ def check(app: Any, job: Job, queue_name: str, new_job: bool, manager_move: bool
         return
     kinds = resource_kinds(app)
     _resource_limits(app, job, queue_name, adding, kinds)
-    request = {k.split(".", 1)[1]: str(v) for k, v in job.items()
-               if k.startswith("Resource_List.")}
+    request = requested(job)
     if jobdefaults.violates(request, kinds, queue, app.state.server):
         raise PbsError(PBSE_EXCQRESC)
 
@@ -187,8 +197,7 @@ def check_altered(app: Any, job: Job) -> None:
     if queue_name not in app.state.queues:
         return
     kinds = resource_kinds(app)
-    request = {k.split(".", 1)[1]: str(v) for k, v in job.items()
-               if k.startswith("Resource_List.")}
+    request = requested(job)
     if jobdefaults.violates(request, kinds, app.state.queues[queue_name], app.state.server):
         raise PbsError(PBSE_EXCQRESC)
     _resource_limits(app, job, queue_name, weight(job), kinds)

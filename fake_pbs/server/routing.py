@@ -83,10 +83,7 @@ def _route_one(app: Any, job: Job, destinations: List[str]) -> bool:
         except PbsError as err:
             retry = retry or err.code in _RETRY
             continue
-        for key in [k for k in job if k.startswith("Resource_List.")]:
-            del job[key]
-        job.update((k, v) for k, v in trial.items()
-                   if k.startswith("Resource_List.") or k in ("schedselect", "_resc_defaulted"))
+        enqueue.adopt(job, trial)
         job["queue"] = dest
         job["qtime"] = str(app.now())
         lifecycle.touch(app, job)

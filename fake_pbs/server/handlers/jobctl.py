@@ -241,10 +241,7 @@ def movejob(ctx: Context, request: Dict[str, Any]) -> None:
     trial = dict(job)
     enqueue.check(ctx.app, trial, dest, new_job=False,
                   manager_move=ctx.caller.manager and not ctx.caller.operator)
-    for key in [k for k in job if k.startswith("Resource_List.")]:
-        del job[key]
-    job.update((k, v) for k, v in trial.items()
-               if k.startswith("Resource_List.") or k in ("schedselect", "_resc_defaulted"))
+    enqueue.adopt(job, trial)
     job["queue"] = dest
     job["qtime"] = str(ctx.app.now())
     lifecycle.touch(ctx.app, job)
