@@ -5,7 +5,8 @@ same) and a manager's ``qmove`` (``MOVE_TYPE_MgrMv``, which skips every check he
 defaults):
 
 2. the queue must be ``enabled`` (PBSE_QUNOENB, 15021) and hold fewer jobs than
-   ``max_queuable`` (history not counted; PBSE_MAXQUED, 15046);
+   ``max_queuable`` (history not counted; PBSE_MAXQUED, 15046); 2a. an array no larger than
+   the queue's ``max_array_size`` (PBSE_MaxArraySize);
 3. a ``from_route_only`` queue takes no job but from a route (PBSE_QACESS, 15022);
 4-5. the queue's ACLs (server/queueacl.py);
 7a. the queue's ``max_queued`` then ``queued_jobs_threshold`` job counts, 7b. the server's, for a
@@ -24,7 +25,8 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple
 from fake_pbs.model import entlimits, jobdefaults
 from fake_pbs.model.attrs import is_true
 from fake_pbs.model.errors import (PBSE_ENTLIMCT, PBSE_ENTLIMRESC, PBSE_EXCQRESC, PBSE_MAXQUED,
-                                   PBSE_QACESS, PBSE_QUNOENB, PbsError)
+                                   PBSE_MaxArraySize, PBSE_QACESS, PBSE_QUNOENB,
+                                   PbsError)
 from fake_pbs.server import queueacl, resourcing, subjobs
 
 Job = Dict[str, Any]
@@ -175,6 +177,9 @@ def check(app: Any, job: Job, queue_name: str, new_job: bool, manager_move: bool
                 if other.get("queue") == queue_name and not other.get("array_id")
         ) >= int(queue["max_queuable"]):
             raise PbsError(PBSE_MAXQUED)  # step 2: jobs in the queue, history not counted
+        if (job.get("array") == "True" and queue.get("max_array_size")
+                and adding > int(queue["max_array_size"])):
+            raise PbsError(PBSE_MaxArraySize)  # step 2a
         if is_true(queue.get("from_route_only")) and not from_route:
             raise PbsError(PBSE_QACESS)
     queueacl.check(app, queue, job, manager_move=manager_move)

@@ -56,3 +56,16 @@ def test_qalter_reapplies_defaults(pbs: FakeCluster) -> None:
     shown = pbs.job(jobid)
     assert (shown["Resource_List.select"], shown["schedselect"], shown["Resource_List.mem"],
             shown["Resource_List.ncpus"]) == ("2:ncpus=1", "2:ncpus=1:mem=1gb", "2gb", "2")
+
+
+def test_queue_max_array_size_for_a_user_move() -> None:
+    """svr_chkque step 2a for a move that is not a manager's: PBSE_MaxArraySize (15107)."""
+    from fake_pbs.model.errors import PBSE_MaxArraySize
+    queue = {"enabled": "True", "max_array_size": "3"}
+    state = SimpleNamespace(queues={"workq": queue}, server={}, objects={},
+                            live_jobs=lambda: [])
+    check = SimpleNamespace(state=state, host="vm")
+    array = dict(job("1[].vm", "1"), array="True", _sj_queued="1-4")
+    with pytest.raises(PbsError) as err:
+        enqueue.check(check, array, "workq", new_job=False)
+    assert err.value.code == PBSE_MaxArraySize

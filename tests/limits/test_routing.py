@@ -53,3 +53,14 @@ def test_max_queuable(pbs: FakeCluster) -> None:
     done = pbs.run(["qsub", "--", "/bin/true"])
     assert (done.returncode, done.stderr) == (
         15046 % 256, "qsub: Maximum number of jobs already in queue\n")
+
+
+def test_manager_move_skips_queue_checks(pbs: FakeCluster) -> None:
+    """svr_chkque: a manager's qmove (MOVE_TYPE_MgrMv) skips steps 2 (enabled, max_queuable),
+    2a (max_array_size) and the limits."""
+    pbs.qmgr("create queue q2 queue_type = execution, enabled = false, started = true")
+    pbs.qmgr("set queue q2 max_array_size = 3")
+    pbs.qmgr("set queue q2 max_queued = [o:PBS_ALL=0]")
+    job = pbs.qsub("true", "-h", "-J", "1-4")
+    pbs.sh("qmove", "q2", job)
+    assert pbs.job(job)["queue"] == "q2"
