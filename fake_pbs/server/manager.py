@@ -12,7 +12,8 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 from fake_pbs.model import ecl, qmgr_attrs
 from fake_pbs.model import resources as rdefs
 from fake_pbs.model.errors import (PBSE_ATTRRO, PBSE_BADATVAL, PBSE_DUPLIST, PBSE_HOOKERROR,
-                                   PBSE_INTERNAL, PBSE_IVALREQ, PBSE_NOATTR, PBSE_NODEEXIST,
+                                   PBSE_INTERNAL, PBSE_IVALREQ, PBSE_MIXENTLIMS, PBSE_NOATTR,
+                                   PBSE_NODEEXIST,
                                    PBSE_NOSUP, PBSE_OBJBUSY, PBSE_PERM, PBSE_QUEEXIST,
                                    PBSE_RESCBUSY, PBSE_UNKNODE, PBSE_UNKQUE, PBSE_UNKRESC,
                                    PBSE_UNKSCHED,
@@ -196,6 +197,33 @@ def _resource_value(managed: Managed, attr: str, value: str) -> str:
         raise PbsError(err.code, detail(err.code, attr)) from None
 
 
+# svr_func.c: limits of the old style (check_no_entlim) and of the new (action_entlim_chk) may
+# not be set together (svr_oldstyle, que_oldstyle, svr_newstyle, que_newstyle).
+_SOFT_OLD = ("max_user_run_soft", "max_group_run_soft", "max_user_res_soft", "max_group_res_soft")
+_OLD_STYLE = {"server": ("max_running", "max_user_run", "max_group_run", "max_user_res",
+                         "max_group_res") + _SOFT_OLD,
+              "queue": ("max_queuable", "max_running", "max_user_run", "max_group_run",
+                        "max_user_res", "max_group_res") + _SOFT_OLD}
+_NEW_RUN = ("max_run", "max_run_res", "max_run_soft", "max_run_res_soft")
+_NEW_STYLE = {"server": _NEW_RUN, "queue": ("max_queued", "queued_jobs_threshold") + _NEW_RUN}
+_CHECKED_NEW = {"server": _NEW_RUN, "queue": _NEW_RUN}  # the attributes with the action
+
+
+def _any_set(managed: Managed, names: Dict[str, Tuple[str, ...]]) -> bool:
+    objects = [("server", managed.server)] + [("queue", q) for q in managed.queues.values()]
+    return any(key.split(".", 1)[0] in names[kind] for kind, attrs in objects for key in attrs)
+
+
+def _check_limit_style(managed: Managed, objtype: str, attr: str) -> None:
+    base = attr.split(".", 1)[0]
+    if objtype not in _OLD_STYLE:
+        return
+    if base in _OLD_STYLE[objtype] and _any_set(managed, _NEW_STYLE):
+        raise PbsError(PBSE_MIXENTLIMS)
+    if base in _CHECKED_NEW[objtype] and _any_set(managed, _OLD_STYLE):
+        raise PbsError(PBSE_MIXENTLIMS)
+
+
 def _manage_attrs(target: AttrDict, objtype: str, command: str,
                   attrs: List[Tuple[str, str, str]], managed: Managed) -> None:
     staged = dict(target)
@@ -213,6 +241,7 @@ def _manage_attrs(target: AttrDict, objtype: str, command: str,
         if command == "unset":
             staged.pop(attr, None)
             continue
+        _check_limit_style(managed, objtype, attr)
         staged[attr] = qmgr_attrs.apply_op(objtype, attr, op, staged.get(attr), value)
     target.clear()
     target.update(sorted(staged.items(), key=lambda kv: qmgr_attrs.order_key(objtype, kv[0])))

@@ -112,3 +112,19 @@ def test_stopped_queue_keeps_jobs_queued_with_comment(pbs: FakeCluster) -> None:
     assert pbs.job(job)["job_state"] == "Q"
     pbs.qmgr("set queue workq started = true")
     pbs.wait(job, "R")
+
+
+@pytest.mark.parametrize("first,second", [
+    ("set queue workq max_run = [o:PBS_ALL=2]", "set queue workq max_user_run = 1"),
+    ("set server max_user_run = 1", "set queue workq max_run_res.ncpus = [o:PBS_ALL=2]"),
+    ("set queue workq max_queued = [o:PBS_ALL=2]", "set server max_running = 3"),
+])
+def test_old_and_new_style_limits_do_not_mix(pbs: FakeCluster, first: str,
+                                             second: str) -> None:
+    """svr_func.c check_no_entlim / action_entlim_chk: PBSE_MIXENTLIMS (15141)."""
+    pbs.qmgr(first)
+    done = pbs.run(["qmgr", "-c", second])
+    obj = "workq" if " queue " in second else ""  # qmgr names no server object
+    assert (done.returncode, done.stderr) == (
+        15141 % 256, "qmgr obj=%s svr=default: Cannot mix old and new style queue/run limit "
+                     "enforcement types\nqmgr: Error (15141) returned from server\n" % obj)
