@@ -103,7 +103,8 @@ def test_qrun_bypasses_run_limits(pbs: FakeCluster) -> None:
 
 def test_stopped_queue_keeps_jobs_queued_with_comment(pbs: FakeCluster) -> None:
     """query_queues: jobs of a queue that is not started stay Q with QUEUE_NOT_STARTED's
-    comment; qstart (started = True) lets them run."""
+    comment (transcript resv R11: a reservation queue before its window); started = True lets
+    them run."""
     pbs.qmgr("set queue workq started = false")
     job = pbs.qsub("sleep 60")
     pbs.qmgr("set server scheduling = true")
