@@ -26,6 +26,9 @@ PRIVATE_FIELDS = {
     "_resc_defaulted": ("list[str]", "the Resource_List names that came from a default, not the "
                                      "request: a qmove recomputes them for the new queue "
                                      "(server/enqueue.py)"),
+    # -- qorder (server/handlers/jobctl.py) --------------------------------------------------
+    "_qrank": ("str", "the job's place in submission order once a qorder swapped it (PBS's "
+                      "qrank); until then its qtime"),
     # -- at each run (server/lifecycle.begin_run, server/execclient.py) ----------------------
     "_hosts": ("list[dict]", "one dict per chunk (host, ncpus, mem, mpiprocs ...) for the moms"),
     "_sent": ("bool", "the mom has acknowledged the start request"),

@@ -41,8 +41,9 @@
 extern char **environ;
 
 static const char *const commands[] = {
-    "pbsnodes", "qalter", "qdel", "qdisable", "qenable", "qhold", "qmgr", "qmove", "qrerun",
-    "qrls", "qrun", "qselect", "qsig", "qstart", "qstat", "qstop", "qsub", "tracejob", NULL};
+    "pbsnodes", "qalter", "qdel", "qdisable", "qenable", "qhold", "qmgr", "qmove", "qorder",
+    "qrerun", "qrls", "qrun", "qselect", "qsig", "qstart", "qstat", "qstop", "qsub", "tracejob",
+    NULL};
 
 static char **fallback_argv;
 static volatile sig_atomic_t command_pid;

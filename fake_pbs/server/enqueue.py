@@ -160,7 +160,7 @@ def apply_defaults(app: Any, job: Job, queue_name: str) -> None:
 
 
 def check(app: Any, job: Job, queue_name: str, new_job: bool, manager_move: bool = False,
-          from_route: bool = False, adding: Optional[int] = None) -> None:
+          from_route: bool = False, adding: Optional[int] = None, order: bool = False) -> None:
     """svr_chkque for ``job`` entering ``queue_name``; applies that queue's defaults to it.
 
     The job's defaulted resources are those of ``queue_name`` afterwards, whatever the outcome
@@ -169,7 +169,7 @@ def check(app: Any, job: Job, queue_name: str, new_job: bool, manager_move: bool
     queue = app.state.queues[queue_name]
     if adding is None:
         adding = weight(job)
-    if not manager_move:
+    if not (manager_move or order):  # qorder (MOVE_TYPE_Order) skips steps 2, 2a and 3
         if not is_true(queue.get("enabled", "False")):
             raise PbsError(PBSE_QUNOENB)
         if queue.get("max_queuable") and sum(

@@ -19,8 +19,8 @@ from fake_pbs import control, paths
 # (tests/public_tree.py), since one test runs them as nobody.
 BIN = paths.bin_dir()
 COMMANDS = ["pbsnodes", "qalter", "qdel", "qdisable", "qenable", "qhold", "qmgr", "qmove",
-            "qrerun", "qrls", "qrun", "qselect", "qsig", "qstart", "qstat", "qstop", "qsub",
-            "tracejob",
+            "qorder", "qrerun", "qrls", "qrun", "qselect", "qsig", "qstart", "qstat", "qstop",
+            "qsub", "tracejob",
             "pbs_attach", "pbs_tmrsh", "pbsdsh"]  # in-job TM commands (docs/multinode.md)
 root_only = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (chown to another user)")
 

@@ -251,6 +251,42 @@ def movejob(ctx: Context, request: Dict[str, Any]) -> None:
     return None
 
 
+# -- qorder -----------------------------------------------------------------------------------
+@handler("orderjob")
+def orderjob(ctx: Context, request: Dict[str, Any]) -> None:
+    """req_orderjob: swap two jobs' places in submission order (PBS's qrank), and their
+    queues when they differ, each checked by svr_chkque as a MOVE_TYPE_Order move."""
+    first = find_job(ctx, request)
+    second = find_job(ctx, {"id": request.get("other")})
+    require_owner(ctx, first)
+    require_owner(ctx, second)
+    if first.get("array_id") or second.get("array_id"):
+        raise PbsError(PBSE_IVALREQ)  # subjobs cannot be ordered
+    if any(j.get("job_state") in (st.RUNNING, st.BEGUN) for j in (first, second)):
+        raise PbsError(PBSE_BADSTATE)
+    q1, q2 = str(first.get("queue")), str(second.get("queue"))
+    if q1 != q2:
+        trials = (dict(first), dict(second))
+        enqueue.check(ctx.app, trials[0], q2, new_job=False, order=True)
+        enqueue.check(ctx.app, trials[1], q1, new_job=False, order=True)
+        enqueue.adopt(first, trials[0])
+        enqueue.adopt(second, trials[1])
+        first["queue"], second["queue"] = q2, q1
+    first["_qrank"], second["_qrank"] = _rank(second), _rank(first)
+    for job in (first, second):
+        lifecycle.touch(ctx.app, job)
+        lifecycle.save(ctx.app, job)
+    return None
+
+
+def _rank(job: Job) -> str:
+    """A job's place in submission order: its qtime, then its number (PBS: qrank, the
+    enqueue time in microseconds)."""
+    if "_qrank" in job:
+        return str(job["_qrank"])
+    return "%d.%07d" % (int(job.get("qtime", "0") or 0), int(job.get("_seq", 0)) % 10000000)
+
+
 # -- qalter -----------------------------------------------------------------------------------
 def _seconds(value: str) -> int:
     total = 0

@@ -153,6 +153,17 @@ def _not_started(job: Attrs, queues: Mapping[str, Attrs]) -> bool:
             and queue.get("queue_type", "Execution")[:1].lower() != "r")
 
 
+def _rank(job: Attrs) -> Tuple[float, int]:
+    """Submission order: qtime, then the job's number; a qorder'd job's ``qrank`` replaces
+    both (``<qtime>.<number>``, server/handlers/jobctl.py)."""
+    rank = job.get("qrank")
+    if rank:
+        seconds, _, number = rank.partition(".")
+        return _number(seconds), int(number or 0)
+    digits = job.get("id", "").split(".")[0].split("[")[0]
+    return _number(job.get("qtime")), int(digits) if digits.isdigit() else 0
+
+
 def _entity(job: Attrs) -> Entity:
     return Entity(job.get("euser") or job.get("Job_Owner", "").split("@")[0],
                   job.get("egroup", ""), job.get("project") or "_pbs_project_default")
@@ -237,8 +248,7 @@ class _Cycle:
                     self.comment(job, "Not Running: Queue not started.")
                 continue
             queue = self.queues[job.get("queue", "")]
-            qtime = _number(job.get("qtime"))
-            keyed.append(((-self.level(job), -_number(queue.get("Priority")), qtime,
+            keyed.append(((-self.level(job), -_number(queue.get("Priority")), _rank(job),
                            index), job))
         keyed.sort(key=lambda item: item[0])
         return [job for _, job in keyed]

@@ -159,6 +159,8 @@ class Scheduler(SchedulerLike):
                 entry = public(record)
                 entry["id"] = record["_id"]
                 entry["egroup"] = str(record.get("_group", ""))  # for the run limits
+                if "_qrank" in record:
+                    entry["qrank"] = str(record["_qrank"])  # a qorder's swap
                 if record["_id"] in considered and entry.get("job_state") not in ("R", "E"):
                     entry["job_state"] = "considered"  # once per cycle, as PBS considers a job
                 jobs.append(entry)
