@@ -158,3 +158,13 @@ def test_delete_queue_with_live_jobs_is_refused(pbs: FakeCluster) -> None:
     pbs.sh("qdel", job)
     pbs.wait(job)
     pbs.qmgr("delete queue q2")
+
+
+def test_queued_jobs_threshold_res_counts_queued_jobs(pbs: FakeCluster) -> None:
+    """check_entity_resc_limit_queued: jobs in state Q only, msg_et_raq_q's text."""
+    pbs.qmgr("set server scheduling = False")
+    pbs.qmgr("set queue workq queued_jobs_threshold_res.ncpus = [o:PBS_ALL=2]")
+    hold(pbs, "-l", "ncpus=2")  # held: not counted
+    assert qsub(pbs, "-l", "ncpus=2")[0] == 0
+    assert qsub(pbs, "-l", "ncpus=1") == (
+        39, "qsub: would exceed limit on resource ncpus in queue workq for jobs in 'Q' state\n")

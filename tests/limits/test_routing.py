@@ -64,3 +64,18 @@ def test_manager_move_skips_queue_checks(pbs: FakeCluster) -> None:
     job = pbs.qsub("true", "-h", "-J", "1-4")
     pbs.sh("qmove", "q2", job)
     assert pbs.job(job)["queue"] == "q2"
+
+
+def test_route_lifetime_aborts_the_job(pbs: FakeCluster) -> None:
+    """job_route: a job in the route queue longer than route_lifetime is aborted with
+    msg_routexceed."""
+    route_setup(pbs)
+    pbs.qmgr("set queue r route_lifetime = 1")
+    pbs.qmgr("set queue r started = true")
+    job = pbs.qsub("true", "-h", "-q", "r")  # held: never routed
+
+    def over() -> bool:
+        pbs.qsub("true")  # an event: the router runs again
+        return pbs.job(job)["job_state"] == "F"
+    wait_for(over, 30, "the route lifetime to pass", poll=1.0)
+    assert pbs.job(job)["comment"] == "Route queue lifetime exceeded"

@@ -129,3 +129,11 @@ def test_old_and_new_style_limits_do_not_mix(pbs: FakeCluster, first: str,
     assert (done.returncode, done.stderr) == (
         15141 % 256, "qmgr obj=%s svr=default: Cannot mix old and new style queue/run limit "
                      "enforcement types\nqmgr: Error (15141) returned from server\n" % obj)
+
+
+def test_max_group_run_is_a_generic_group_limit(pbs: FakeCluster) -> None:
+    """lim_setlimits: max_group_run is [g:PBS_GENERIC]; check_queue_max_group_run gives
+    QUEUE_GROUP_LIMIT_REACHED."""
+    pbs.qmgr("set queue workq max_group_run = 1")
+    jobs = sleepers(pbs, 2)
+    assert settle(pbs, jobs, 1) == ["Not Running: Group has reached queue workq running limit."]
