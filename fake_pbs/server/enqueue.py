@@ -143,11 +143,15 @@ def _resource_limits(app: Any, job: Job, queue_name: str, adding: int,
                 raise PbsError(PBSE_ENTLIMRESC, text)
 
 
-def apply_defaults(app: Any, job: Job, queue_name: str) -> None:
-    """Replace the job's defaulted resources by those ``queue_name`` and the server give."""
+def apply_defaults(app: Any, job: Job, queue_name: str, replace: bool = True) -> None:
+    """Replace the job's defaulted resources by those ``queue_name`` and the server give
+    (clear_default_resc, then set_resc_deflt); ``replace=False``: only fill in what is unset
+    (req_modifyjob's set_resc_deflt: the defaults already there stay)."""
     custom = app.state.objects.get("resource")
-    for name in job.get("_resc_defaulted") or []:
-        job.pop("Resource_List." + name, None)
+    before = list(job.get("_resc_defaulted") or [])
+    if replace:
+        for name in before:
+            job.pop("Resource_List." + name, None)
     given = requested(job)
     for key in [k for k in job if k.startswith("Resource_List.")]:
         del job[key]
@@ -156,7 +160,9 @@ def apply_defaults(app: Any, job: Job, queue_name: str) -> None:
     for name, value in done.resources.items():
         job["Resource_List." + name] = value
     job["schedselect"] = done.schedselect
-    job["_resc_defaulted"] = done.defaulted
+    kept = [] if replace else [name for name in before
+                               if name in given and name not in done.defaulted]
+    job["_resc_defaulted"] = kept + done.defaulted
 
 
 def check(app: Any, job: Job, queue_name: str, new_job: bool, manager_move: bool = False,

@@ -69,3 +69,15 @@ def test_queue_max_array_size_for_a_user_move() -> None:
     with pytest.raises(PbsError) as err:
         enqueue.check(check, array, "workq", new_job=False)
     assert err.value.code == PBSE_MaxArraySize
+
+
+def test_qalter_select_keeps_the_defaulted_place(pbs: FakeCluster) -> None:
+    """Extra case k05j: after ``qalter -l select=1:ncpus=2`` the place set by default at
+    submission stays (req_modifyjob frees only a defaulted select before set_resc_deflt)."""
+    jobid = pbs.qsub("true", "-h", "-l", "walltime=00:20:00")
+    pbs.sh("qalter", "-l", "select=1:ncpus=2", jobid)
+    shown = pbs.job(jobid)
+    assert {k: v for k, v in shown.items() if k.startswith("Resource_List.")} == {
+        "Resource_List.ncpus": "2", "Resource_List.nodect": "1",
+        "Resource_List.place": "pack", "Resource_List.select": "1:ncpus=2",
+        "Resource_List.walltime": "00:20:00"}

@@ -358,10 +358,11 @@ def _apply_resources(app: ServerApp, job: Job, changes: Dict[str, str]) -> None:
         del job[key]
     for key, value in current.items():
         job["Resource_List." + key] = value
-    # set_resc_deflt again (req_modifyjob): the defaults of the job's queue and server
+    # set_resc_deflt again (req_modifyjob): what is unset now takes the queue's and server's
+    # defaults; the defaults already there stay (k05j: place = pack after a new select)
     job["_resc_defaulted"] = [name for name in job.get("_resc_defaulted") or []
                               if name not in resources]
-    enqueue.apply_defaults(app, job, str(job.get("queue", "")))
+    enqueue.apply_defaults(app, job, str(job.get("queue", "")), replace=False)
 
 
 def _apply_changes(ctx: Context, job: Job, changes: Dict[str, str]) -> None:
