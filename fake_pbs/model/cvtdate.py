@@ -76,9 +76,7 @@ def is_hhmm(text: str) -> bool:
     return len(text.partition(".")[0]) == 4
 
 
-def rsub_end(start: Optional[int], end: int, start_text: Optional[str]) -> int:
-    """pbs_rsub moves an end before an ``hhmm``-form start to the next day (transcript R14:
-    ``-R 0457.51 -E 0427.51`` gives 84600 s)."""
-    if start_text is not None and start is not None and is_hhmm(start_text) and end < start:
-        return end + DAY
-    return end
+def rsub_end(start: int, end: int, hhmm: bool) -> int:
+    """pbs_rsub moves an end before an ``hhmm``-form start (``hhmm``) to the next day
+    (transcript R14: ``-R 0457.51 -E 0427.51`` gives 84600 s)."""
+    return end + DAY if hhmm and end < start else end

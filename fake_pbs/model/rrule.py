@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import calendar
 import datetime
+import zoneinfo
 
 from fake_pbs.model.errors import (PBSE_BAD_ICAL_TZ, PBSE_BAD_RRULE_DAILY, PBSE_BAD_RRULE_HOURLY,
                                    PBSE_BAD_RRULE_MINUTELY, PBSE_BAD_RRULE_MONTHLY,
@@ -136,8 +137,6 @@ def parse(text: str) -> Rule:
 
 def zone(tzid: str) -> datetime.tzinfo:
     """The zone PBS_TZID names; ``Unrecognized PBS_TZID environment variable`` (R41c)."""
-    import zoneinfo
-
     if not tzid or tzid.startswith("/") or ".." in tzid.split("/"):
         raise PbsError(PBSE_BAD_ICAL_TZ)
     try:
