@@ -71,11 +71,14 @@ def test_header_once_and_nothing_when_empty() -> None:
     assert resv.listing([row], "S", 0, False, False).count("Resv ID") == 0
 
 
+def at(*fields: int) -> int:
+    return calendar.timegm(fields + (0,))
+
+
 def test_short_time_forms() -> None:
     """convert_time: today, this week (Sunday to Saturday), this year, another year; and the
     17-column cut of the table's start column."""
     now = calendar.timegm((2026, 11, 27, 4, 0, 0))  # a Friday
-    at = lambda *t: calendar.timegm(t + (0,))  # noqa: E731
     assert resv.short_time(at(2026, 11, 27, 23, 59), now) == "Today 23:59"
     assert resv.short_time(at(2026, 11, 28, 3, 47), now) == "Sat 03:47"
     assert resv.short_time(at(2026, 11, 22, 10, 0), now) == "Sun 10:00"
