@@ -12,7 +12,7 @@ from fake_pbs.cli.render.values import atol, show_nonprint
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Mapping
+    from typing import Dict, List, Mapping, Sequence
 
 SHORT_STATES = ("NO", "UN", "CO", "WT", "TR", "RN", "FN", "BD", "DE", "DJ", "DG", "AL", "IC")
 LONG_STATES = ("RESV_NONE", "RESV_UNCONFIRMED", "RESV_CONFIRMED", "RESV_WAIT",
@@ -83,7 +83,7 @@ def full_block(name: str, attrs: Mapping[str, str]) -> str:
     return "".join(lines) + "\n"
 
 
-def listing(reservations: List[Dict[str, object]], how: str, now: float, wide: bool,
+def listing(reservations: Sequence[Mapping[str, object]], how: str, now: float, wide: bool,
             header: bool) -> str:
     """The text for one status reply: ``how`` is ``S`` (table), ``F`` (full) or ``B`` (ids).
     ``header``: print the table's header (pbs_rstat prints it once, before the first reply that
