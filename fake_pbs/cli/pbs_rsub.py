@@ -259,6 +259,32 @@ def _maintenance(req: Request) -> Tuple[Dict[str, Any], Optional[Tuple[str, int]
     return {"extend": "m", "execvnodes": "+".join(execvnodes)}, None
 
 
+#: handle_attribute_errors' option letters
+LETTERS = {"reserve_end": "E", "group_list": "g", "Authorized_Groups": "G",
+           "Authorized_Hosts": "H", "interactive": "I", "Mail_Points": "m", "Mail_Users": "M",
+           "Reserve_Name": "N", "reserve_start": "R", "reserve_rrule": "r", "User_List": "u",
+           "Authorized_Users": "U", "qmove": "W"}
+
+
+def _verify(attrs: Dict[str, str]) -> Optional[Tuple[str, int]]:
+    """pbs_submit_resv's ECL checks as pbs_rsub.c ``handle_attribute_errors`` reports them: a
+    resource's own message and code; a name too long; ``illegal -X value`` and the usage."""
+    from fake_pbs.cli.resv_verify import first_error
+    from fake_pbs.model.errors import PBSE_JOBNBIG
+
+    found = first_error(attrs)
+    if found is None:
+        return None
+    name, err = found
+    if name.startswith("Resource_List."):
+        return "pbs_rsub: %s\n" % err.text, err.exit_code
+    if err.code == PBSE_JOBNBIG:
+        return "pbs_rsub: Reservation %s \n" % err.text, 2
+    if name in LETTERS:
+        return "pbs_rsub: illegal -%s value\n%s" % (LETTERS[name], USAGE), 2
+    return "pbs_rsub: %s\n" % err.text, err.exit_code
+
+
 def body(argv: List[str]) -> int:
     if jobctl.wants_version(argv):
         return 0
@@ -279,6 +305,8 @@ def body(argv: List[str]) -> int:
         failure = _asap(req)
     if failure is None and req.maintenance:
         extra, failure = _maintenance(req)
+    if failure is None:
+        failure = _verify(req.attrs)
     if failure is not None:
         sys.stderr.write(failure[0])
         return failure[1]

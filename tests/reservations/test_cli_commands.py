@@ -415,3 +415,39 @@ def test_ralter_usage_errors(argv: List[str], messages: List[str], server: StubS
     got = run(pbs_ralter, ["pbs_ralter"] + argv, monkeypatch, capsys, float(at(2026, 11, 27)))
     assert got == (2, "", "".join(m + "\n" for m in messages) + pbs_ralter.USAGE)
     assert server.sent("resv_alter") == []
+
+
+# --- client-side attribute checks (ECL) --------------------------------------------------------
+
+@pytest.mark.parametrize("argv, stderr, code", [
+    (["-m", "z"], "pbs_rsub: illegal -m value\n" + pbs_rsub.USAGE, 2),
+    (["-M", ""], "pbs_rsub: illegal -M value\n" + pbs_rsub.USAGE, 2),
+    (["-U", ""], "pbs_rsub: illegal -U value\n" + pbs_rsub.USAGE, 2),
+    (["-u", "a@h,b@h"], "pbs_rsub: illegal -u value\n" + pbs_rsub.USAGE, 2),
+    (["-N", "a b"], "pbs_rsub: illegal -N value\n" + pbs_rsub.USAGE, 2),
+    (["-N", "n" * 231], "pbs_rsub: Reservation name is too long \n", 2),
+    (["-l", "walltime=abc"],
+     "pbs_rsub: Illegal attribute or resource value Resource_List.walltime\n", 166),
+    (["-D", "1:xx"],
+     "pbs_rsub: Illegal attribute or resource value Resource_List.walltime\n", 166),
+])
+def test_rsub_ecl(argv: List[str], stderr: str, code: int, server: StubServer,
+                  monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """pbs_submit_resv's ECL (master_resv_attr_def.xml verify functions) as pbs_rsub.c
+    handle_attribute_errors prints it: nothing reaches the server."""
+    got = run(pbs_rsub, ["pbs_rsub", "-R", "1200"] + argv, monkeypatch, capsys,
+              float(at(2026, 11, 27, 3)))
+    assert got == (code, "", stderr)
+    assert server.sent("resv_submit") == []
+
+
+def test_ralter_ecl(server: StubServer, monkeypatch: pytest.MonkeyPatch,
+                    capsys: pytest.CaptureFixture[str]) -> None:
+    """pbs_modify_resv's ECL: a bad -D (verify_datatype_time) or -m is ``illegal -D value`` +
+    usage, exit 2 (pbs_ralter.c handle_attribute_errors); a reservation name may start with a
+    digit."""
+    for argv, letter in ((["-D", "1:xx"], "D"), (["-m", "q"], "m")):
+        got = run(pbs_ralter, ["pbs_ralter"] + argv + ["R1"], monkeypatch, capsys)
+        assert got == (2, "", "pbs_ralter: illegal -%s value\n" % letter + pbs_ralter.USAGE)
+    server.on("resv_alter", lambda **_: {"text": "R1.vm ALTER REQUESTED"})
+    assert run(pbs_ralter, ["pbs_ralter", "-N", "1st", "R1"], monkeypatch, capsys)[0] == 0
