@@ -14,6 +14,7 @@ import sys
 from fake_pbs.cli import common, jobctl, resvcmd
 from fake_pbs.cli.posix_getopt import getopt
 from fake_pbs.model.cvtdate import cvtdate
+from fake_pbs.model.errors import PBSE_BADHOST
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -62,6 +63,7 @@ def body(argv: List[str]) -> int:
     messages: List[str] = []
     errors = 0
     force = times = False
+    dest = None
     for letter, value, message in resvcmd.options_in_order(result):
         bad = None
         if message is not None:
@@ -81,6 +83,8 @@ def body(argv: List[str]) -> int:
         elif letter == "q":
             if not value.startswith("@"):
                 bad = 'pbs_ralter: illegal -q value: format "@server"'
+            else:
+                dest = value[1:]
         elif letter == "D":
             attrs["reserve_duration"] = value
             times = True
@@ -106,6 +110,10 @@ def body(argv: List[str]) -> int:
     if errors or len(result.operands) != 1:
         sys.stderr.write(USAGE)
         return 2
+    elsewhere = resvcmd.other_server("pbs_ralter", dest)
+    if elsewhere is not None:
+        sys.stderr.write(elsewhere)
+        return PBSE_BADHOST % 256
     operand = result.operands[0]
     resv_id = resvcmd.qualify(operand)
     if resv_id is None:

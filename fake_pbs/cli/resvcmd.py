@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from fake_pbs.cli import jobctl
+from fake_pbs.model.errors import PBSE_BADHOST
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -18,6 +19,14 @@ def qualify(resv_id: str) -> Optional[str]:
     if jobctl.foreign(resv_id):
         return None
     return jobctl.qualify(resv_id.strip(" ").split("@", 1)[0])
+
+
+def other_server(cmd: str, dest: Optional[str]) -> Optional[str]:
+    """``-q @server`` naming another server than this cluster's: the message (PBS would
+    connect there; a fake cluster has one server), else None."""
+    if dest is None or not jobctl.foreign("0." + dest):
+        return None
+    return "%s: cannot connect to server %s (errno=%d)\n" % (cmd, dest, PBSE_BADHOST)
 
 
 def options_in_order(result: GetoptResult) -> Iterator[Tuple[str, str, Optional[str]]]:

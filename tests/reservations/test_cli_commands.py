@@ -451,3 +451,17 @@ def test_ralter_ecl(server: StubServer, monkeypatch: pytest.MonkeyPatch,
         assert got == (2, "", "pbs_ralter: illegal -%s value\n" % letter + pbs_ralter.USAGE)
     server.on("resv_alter", lambda **_: {"text": "R1.vm ALTER REQUESTED"})
     assert run(pbs_ralter, ["pbs_ralter", "-N", "1st", "R1"], monkeypatch, capsys)[0] == 0
+
+
+def test_other_server(server: StubServer, monkeypatch: pytest.MonkeyPatch,
+                      capsys: pytest.CaptureFixture[str]) -> None:
+    """``-q @other``: pbs_rsub.c/pbs_ralter.c connect to that server; a fake cluster has one,
+    so another name fails as an unreachable server would (docs/differences.md)."""
+    msg = "%s: cannot connect to server other (errno=15008)\n"
+    assert run(pbs_rsub, ["pbs_rsub", "-q", "@other", "-R", "1200"], monkeypatch, capsys,
+               float(at(2026, 11, 27))) == (160, "", msg % "pbs_rsub")
+    assert run(pbs_ralter, ["pbs_ralter", "-q", "@other", "-E", "1200", "R1"], monkeypatch,
+               capsys) == (160, "", msg % "pbs_ralter")
+    server.on("resv_submit", replies("R1.vm"))
+    assert run(pbs_rsub, ["pbs_rsub", "-q", "@vm", "-R", "1200"], monkeypatch, capsys,
+               float(at(2026, 11, 27)))[0] == 0
