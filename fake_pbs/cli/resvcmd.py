@@ -14,11 +14,12 @@ if TYPE_CHECKING:
 
 
 def qualify(resv_id: str) -> Optional[str]:
-    """``R875`` -> ``R875.vm``; None for another server's id (``illegally formed reservation
-    identifier``)."""
-    if jobctl.foreign(resv_id):
+    """``R875`` -> ``R875.vm`` (also ``R875@vm``); None for another server's id or ``@server``
+    (``illegally formed reservation identifier``: docs/differences.md)."""
+    name, at, server = resv_id.strip(" ").partition("@")
+    if jobctl.foreign(name) or (at and jobctl.foreign("0." + server)):
         return None
-    return jobctl.qualify(resv_id.strip(" ").split("@", 1)[0])
+    return jobctl.qualify(name)
 
 
 def other_server(cmd: str, dest: Optional[str]) -> Optional[str]:

@@ -312,8 +312,12 @@ def test_rstat_empty_and_errors(server: StubServer, monkeypatch: pytest.MonkeyPa
         assert run(pbs_rstat, ["pbs_rstat"] + form, monkeypatch, capsys) == (0, "", "")
     assert run(pbs_rstat, ["pbs_rstat", "-x"], monkeypatch, capsys) == (
         1, "", "pbs_rstat: invalid option -- 'x'\n" + pbs_rstat.USAGE)
-    assert run(pbs_rstat, ["pbs_rstat", "R1.elsewhere"], monkeypatch, capsys) == (
-        1, "", "pbs_rstat: illegally formed reservation identifier: R1.elsewhere\n")
+    for other in ("R1.elsewhere", "R1@elsewhere"):
+        assert run(pbs_rstat, ["pbs_rstat", other], monkeypatch, capsys) == (
+            1, "", "pbs_rstat: illegally formed reservation identifier: %s\n" % other)
+    server.on("resv_status", unknown_resv)
+    assert run(pbs_rstat, ["pbs_rstat", "R1@vm"], monkeypatch, capsys)[0] == 0
+    assert server.sent("resv_status")[-1] == {"ids": ["R1.vm"]}
 
 
 def test_rstat_wide_table(server: StubServer, monkeypatch: pytest.MonkeyPatch,
