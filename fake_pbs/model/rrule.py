@@ -108,7 +108,7 @@ def parse(text: str) -> Rule:
         elif name == "INTERVAL":
             rule.interval = _int(value, 1, 1 << 30)
         elif name == "COUNT":
-            rule.count = _int(value, 1, 1 << 30)
+            rule.count = _int(value, 0, 1 << 30)  # libical's atoi: COUNT=0 is no COUNT
         elif name == "UNTIL":
             rule.until = _until(value)
         elif name == "WKST":

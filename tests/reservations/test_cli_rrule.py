@@ -50,6 +50,7 @@ def test_transcript_errors() -> None:
 @pytest.mark.parametrize("text, code", [
     ("FREQ=DAILY", PBSE_BAD_RRULE_SYNTAX2),  # neither COUNT nor UNTIL
     ("FREQ=DAILY;COUNT=2;UNTIL=20261231T000000Z", PBSE_BAD_RRULE_SYNTAX2),  # both
+    ("FREQ=DAILY;COUNT=0", PBSE_BAD_RRULE_SYNTAX2),  # libical: COUNT=0 is no COUNT
     ("COUNT=2", PBSE_BAD_RRULE_SYNTAX),  # no FREQ
     ("FREQ=DAILY;COUNT=2;FOO=1", PBSE_BAD_RRULE_SYNTAX),  # an unknown part
     ("FREQ=DAILY;COUNT=x", PBSE_BAD_RRULE_SYNTAX),
