@@ -18,7 +18,7 @@ from fake_pbs.model.errors import PBSE_BADHOST
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Tuple
+    from typing import Dict, List
 
 USAGE = ("usage: pbs_ralter [-I seconds] [-m mail_points] [-M mail_list]\n"
          "                [-N reservation_name] [-R start_time] [-E end_time]\n"
@@ -36,20 +36,6 @@ _PLAIN = {"m": "Mail_Points", "M": "Mail_Users", "N": "Reserve_Name", "U": "Auth
 LETTERS = {"reserve_duration": "D", "reserve_end": "E", "Authorized_Groups": "G",
            "interactive": "I", "Mail_Points": "m", "Mail_Users": "M", "Reserve_Name": "N",
            "reserve_start": "R", "Authorized_Users": "U"}
-
-
-def _verify(attrs: Dict[str, str]) -> Optional[Tuple[str, int]]:
-    """pbs_modify_resv's ECL checks as pbs_ralter.c ``handle_attribute_errors`` reports them:
-    ``illegal -X value`` and the usage; other attributes (``-l select``) the error's text."""
-    from fake_pbs.cli.resv_verify import first_error
-
-    found = first_error(attrs)
-    if found is None:
-        return None
-    name, err = found
-    if name in LETTERS:
-        return "pbs_ralter: illegal -%s value\n%s" % (LETTERS[name], USAGE), 2
-    return "pbs_ralter: %s\n" % err.text, err.exit_code
 
 
 def body(argv: List[str]) -> int:
@@ -119,7 +105,9 @@ def body(argv: List[str]) -> int:
     if resv_id is None:
         sys.stderr.write("pbs_ralter: illegally formed reservation identifier: %s\n" % operand)
         return 2
-    failure = _verify(attrs)
+    from fake_pbs.cli.resv_verify import report
+
+    failure = report("pbs_ralter", attrs, LETTERS, USAGE, long_name=False)
     if failure is not None:
         sys.stderr.write(failure[0])
         return failure[1]

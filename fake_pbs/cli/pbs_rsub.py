@@ -270,25 +270,6 @@ LETTERS = {"reserve_end": "E", "group_list": "g", "Authorized_Groups": "G",
            "Authorized_Users": "U", "qmove": "W"}
 
 
-def _verify(attrs: Dict[str, str]) -> Optional[Tuple[str, int]]:
-    """pbs_submit_resv's ECL checks as pbs_rsub.c ``handle_attribute_errors`` reports them: a
-    resource's own message and code; a name too long; ``illegal -X value`` and the usage."""
-    from fake_pbs.cli.resv_verify import first_error
-    from fake_pbs.model.errors import PBSE_JOBNBIG
-
-    found = first_error(attrs)
-    if found is None:
-        return None
-    name, err = found
-    if name.startswith("Resource_List."):
-        return "pbs_rsub: %s\n" % err.text, err.exit_code
-    if err.code == PBSE_JOBNBIG:
-        return "pbs_rsub: Reservation %s \n" % err.text, 2
-    if name in LETTERS:
-        return "pbs_rsub: illegal -%s value\n%s" % (LETTERS[name], USAGE), 2
-    return "pbs_rsub: %s\n" % err.text, err.exit_code
-
-
 def body(argv: List[str]) -> int:
     if jobctl.wants_version(argv):
         return 0
@@ -314,7 +295,9 @@ def body(argv: List[str]) -> int:
     if failure is None and req.maintenance:
         extra, failure = _maintenance(req)
     if failure is None:
-        failure = _verify(req.attrs)
+        from fake_pbs.cli.resv_verify import report
+
+        failure = report("pbs_rsub", req.attrs, LETTERS, USAGE, long_name=True)
     if failure is not None:
         sys.stderr.write(failure[0])
         return failure[1]

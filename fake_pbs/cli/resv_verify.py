@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from fake_pbs.model import ecl
 from fake_pbs.model import resources as rdefs
-from fake_pbs.model.errors import PBSE_BADATVAL, PbsError, detail
+from fake_pbs.model.errors import PBSE_BADATVAL, PBSE_JOBNBIG, PbsError, detail
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -61,3 +61,21 @@ def first_error(attrs: Mapping[str, str]) -> Optional[Tuple[str, PbsError]]:
         except PbsError as err:
             return name, err
     return None
+
+
+def report(cmd: str, attrs: Mapping[str, str], letters: Mapping[str, str], usage: str,
+           long_name: bool) -> Optional[Tuple[str, int]]:
+    """``handle_attribute_errors`` of pbs_rsub.c/pbs_ralter.c for :func:`first_error`: the
+    stderr text and exit status, or None.  An attribute with an option letter is ``illegal -X
+    value`` and the usage (exit 2); with ``long_name`` (pbs_rsub) a name over 230 characters is
+    ``Reservation name is too long``; anything else (a resource) is the error's own text and
+    code."""
+    found = first_error(attrs)
+    if found is None:
+        return None
+    name, err = found
+    if name in letters:
+        if long_name and err.code == PBSE_JOBNBIG:
+            return "%s: Reservation %s \n" % (cmd, err.text), 2
+        return "%s: illegal -%s value\n%s" % (cmd, letters[name], usage), 2
+    return "%s: %s\n" % (cmd, err.text), err.exit_code
