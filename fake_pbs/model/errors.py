@@ -81,10 +81,26 @@ PBSE_GMODERR = 15069
 PBSE_NORELYMOM = 15070
 PBSE_NOTSNODE = 15071
 PBSE_RESCNOTSTR = 15079
+PBSE_RESVEXIST = 15080
+PBSE_UNKRESVID = 15084
+PBSE_BADTSPEC = 15086
+PBSE_RESVAUTH_H = 15092
+PBSE_RESVAUTH_G = 15093
+PBSE_RESVAUTH_U = 15094
 PBSE_MaxArraySize = 15107
 PBSE_LICENSE_MIN_BADVAL = 15118
 PBSE_LICENSE_MAX_BADVAL = 15119
 PBSE_LICENSE_LINGER_BADVAL = 15120
+PBSE_BAD_RRULE_YEARLY = 15126
+PBSE_BAD_RRULE_MONTHLY = 15127
+PBSE_BAD_RRULE_WEEKLY = 15128
+PBSE_BAD_RRULE_DAILY = 15129
+PBSE_BAD_RRULE_HOURLY = 15130
+PBSE_BAD_RRULE_MINUTELY = 15131
+PBSE_BAD_RRULE_SECONDLY = 15132
+PBSE_BAD_RRULE_SYNTAX = 15133
+PBSE_BAD_RRULE_SYNTAX2 = 15134
+PBSE_BAD_ICAL_TZ = 15135
 PBSE_HOOKERROR = 15136
 PBSE_HISTJOBID = 15139
 PBSE_JOBHISTNOTSET = 15140
@@ -100,6 +116,9 @@ PBSE_HOOK_REJECT_DELETEJOB = 15171
 PBSE_JOBNBIG = 15173
 PBSE_RESCBUSY = 15174
 PBSE_WRONG_RESUME = 15177
+PBSE_RESV_NOT_EMPTY = 15178
+PBSE_RESV_FROM_RESVJOB = 15181
+PBSE_RESV_FROM_ARRJOB = 15182
 PBSE_UNKSCHED = 15213
 
 MESSAGES: Dict[int, str] = {
@@ -160,6 +179,27 @@ MESSAGES: Dict[int, str] = {
     PBSE_JOBNBIG: "name is too long",
     PBSE_RESCBUSY: "Resource busy",
     PBSE_UNKSCHED: "Unknown Scheduler",
+    # reservations (pbs_messages.c)
+    PBSE_RESVEXIST: "Reservation with requested ID already exists",
+    PBSE_UNKRESVID: "Unknown Reservation Id",
+    PBSE_BADTSPEC: "Bad time specification(s)",
+    PBSE_RESVAUTH_H: "Host machine not authorized to submit reservations",
+    PBSE_RESVAUTH_G: "Requestor's group not authorized to submit reservations",
+    PBSE_RESVAUTH_U: "Requestor not authorized to make reservations",
+    PBSE_BAD_RRULE_YEARLY: "YEARLY recurrence duration cannot exceed 1 year",
+    PBSE_BAD_RRULE_MONTHLY: "MONTHLY recurrence duration cannot exceed 1 month",
+    PBSE_BAD_RRULE_WEEKLY: "WEEKLY recurrence duration cannot exceed 1 week",
+    PBSE_BAD_RRULE_DAILY: "DAILY recurrence duration cannot exceed 24 hours",
+    PBSE_BAD_RRULE_HOURLY: "HOURLY recurrence duration cannot exceed 1 hour",
+    PBSE_BAD_RRULE_MINUTELY: "MINUTELY recurrence duration cannot exceed 1 minute",
+    PBSE_BAD_RRULE_SECONDLY: "SECONDLY recurrence duration cannot exceed 1 second",
+    PBSE_BAD_RRULE_SYNTAX: "Undefined iCalendar syntax",
+    PBSE_BAD_RRULE_SYNTAX2: "Undefined iCalendar syntax. A valid COUNT or UNTIL is required",
+    PBSE_BAD_ICAL_TZ: "Unrecognized PBS_TZID environment variable",
+    PBSE_RESV_NOT_EMPTY: "Reservation not empty",
+    PBSE_RESV_FROM_RESVJOB: "Reservation may not be created from a job already within a "
+                            "reservation",
+    PBSE_RESV_FROM_ARRJOB: "Reservation may not be created from an array job",
 }
 
 

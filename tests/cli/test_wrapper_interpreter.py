@@ -21,7 +21,8 @@ BIN = paths.bin_dir()
 COMMANDS = ["pbsnodes", "qalter", "qdel", "qdisable", "qenable", "qhold", "qmgr", "qmove",
             "qorder", "qrerun", "qrls", "qrun", "qselect", "qsig", "qstart", "qstat", "qstop",
             "qsub", "tracejob",
-            "pbs_attach", "pbs_tmrsh", "pbsdsh"]  # in-job TM commands (docs/multinode.md)
+            "pbs_attach", "pbs_tmrsh", "pbsdsh",  # in-job TM commands (docs/multinode.md)
+            "pbs_rsub", "pbs_rstat", "pbs_rdel", "pbs_ralter"]
 root_only = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (chown to another user)")
 
 
