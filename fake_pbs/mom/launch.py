@@ -12,6 +12,7 @@ import shlex
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional
 
+from fake_pbs import paths
 from fake_pbs.mom import siteenv
 from fake_pbs.mom.environment import job_environment
 from fake_pbs.mom.layout import JobLayout
@@ -112,7 +113,19 @@ def build_launch(job: Mapping[str, Any], layout: JobLayout, host: str, cluster_h
     sandbox = sandbox_dir(attrs, layout.jobid, home_dir)
     if sandbox is not None:
         env["PBS_JOBDIR"] = sandbox
-    return {
+    extra: Dict[str, Any] = {}
+    if is_interactive(attrs):
+        # start_exec.c: PBS_ENVIRONMENT says so; the shell is a login shell on the job's pty
+        # (I01's "logout"), or the ``-- command`` (I05); the script is not run (I09)
+        env["PBS_ENVIRONMENT"] = "PBS_INTERACTIVE"
+        if command is None:
+            argv = ["-" + os.path.basename(shell)]
+            extra["progname"] = shell
+        extra["interactive"] = {"socket": paths.interactive_socket_path(cluster_home,
+                                                                        layout.jobid)}
+        # the terminal is its stdin, stdout and stderr; nothing is spooled nor delivered
+        extra["stdout"] = extra["stderr"] = os.devnull
+    return dict(extra, **{
         "jobid": layout.jobid,
         "argv": argv,
         "search_path": command is not None,
@@ -127,4 +140,9 @@ def build_launch(job: Mapping[str, Any], layout: JobLayout, host: str, cluster_h
         "stdout": streams["o"].write_to,
         "stderr": streams["e"].write_to,
         "mom_socket": mom_socket,
-    }
+    })
+
+
+def is_interactive(attrs: Mapping[str, str]) -> bool:
+    """A ``qsub -I`` job (its ``interactive`` attribute)."""
+    return attrs.get("interactive", "").lower() in ("true", "1")
