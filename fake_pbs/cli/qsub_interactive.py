@@ -132,13 +132,15 @@ def _handshake(conn: Any, jobid: str) -> bool:
 
 def _raw(saved: List[Any]) -> List[Any]:
     """qsub_sup.c settermraw: the terminal's new attributes from the saved ones."""
-    mode = [list(x) if isinstance(x, list) else x for x in saved]
-    mode[3] &= ~(termios.ICANON | termios.ISIG | termios.ECHO | termios.ECHOE | termios.ECHOK)
-    mode[0] &= ~(termios.IGNBRK | termios.INLCR | termios.ICRNL | termios.IXON | termios.IXOFF)
-    mode[1] = termios.OPOST
-    mode[6][termios.VMIN] = 1
-    mode[6][termios.VTIME] = 0
-    return mode
+    iflag, _, cflag, lflag, ispeed, ospeed, chars = saved
+    lflag = int(lflag) & ~(termios.ICANON | termios.ISIG | termios.ECHO | termios.ECHOE
+                           | termios.ECHOK)
+    iflag = int(iflag) & ~(termios.IGNBRK | termios.INLCR | termios.ICRNL | termios.IXON
+                           | termios.IXOFF)
+    chars = list(chars)
+    chars[termios.VMIN] = 1
+    chars[termios.VTIME] = 0
+    return [iflag, termios.OPOST, cflag, lflag, ispeed, ospeed, chars]
 
 
 class _Keys:

@@ -19,7 +19,7 @@ import pwd
 import re
 import subprocess
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import Any, Dict, Iterator, Tuple
 
 import pytest
 
