@@ -11,8 +11,15 @@ Here the job's shepherd listens and qsub connects (fake_pbs/mom/ptyrelay.py has 
 who may attach), through ``verified_connect`` like every client.  Keys such as Ctrl-C and
 Ctrl-Z are bytes to the job's terminal, whose line discipline signals the job's foreground
 processes; qsub itself gets no signal from them.  A change of the window size is sent on
-within a tick (qsub looks at the size rather than waiting for SIGWINCH, which the command
-runner's C client does not forward); PBS sends the size once, at the start.
+within a tick; PBS sends the size once, at the start.
+
+Which process runs this: ``qsub -I`` (any option word with I or X) takes the Python path, a
+plain ``python3`` with the terminal as its controlling terminal (runclient.c,
+``may_need_terminal``); a ``#PBS -I`` directive is found only in the command runner's worker,
+which holds the terminal's descriptors (passed by the C client) without it being its
+controlling terminal: raw mode, reads and writes work there the same, SIGINT/SIGTERM/SIGHUP
+reach it through the client, SIGWINCH does not, so the size is looked at each tick rather than
+signalled.  Raw mode means the keys raise no SIGINT or SIGTSTP on qsub's side either way.
 """
 from __future__ import annotations
 

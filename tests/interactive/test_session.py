@@ -233,3 +233,27 @@ def test_job_deleted_while_waiting(cluster: FakeCluster, sessions: List[PtySessi
     subprocess.run(["qdel", jobid], env=cluster.env, check=True, timeout=60)
     assert session.wait(30) == 1
     assert session.output.endswith(("qsub: job %s apparently deleted\r\n" % jobid).encode())
+
+
+def test_directive_I_through_the_command_runner(cluster: FakeCluster,
+                                                sessions: List[PtySession],
+                                                tmp_path: Path) -> None:
+    """``#PBS -I`` in a script makes the job interactive as ``-I`` does (qsub.c process_opts
+    for directives).  Such a qsub runs in a command runner worker (runclient.c sends only
+    option words with I or X to the Python path): the worker has the terminal's descriptors,
+    not as its controlling terminal, so the window size is looked at, not signalled."""
+    script = tmp_path / "inter.sh"
+    script.write_text("#!/bin/sh\n#PBS -I\n#PBS -l walltime=00:01:00\necho body\n")
+    session = PtySession(["qsub", str(script)], _env(cluster), cwd=str(tmp_path), rows=30,
+                         cols=90)
+    sessions.append(session)
+    _shell(session)
+    if (cluster.home / "runclient").exists():  # the runner took it: the pty's child is the client
+        assert os.readlink("/proc/%d/exe" % session.pid).endswith("runclient")
+    assert "\n30 90\r\n" in _run(session, "stty size")
+    session.set_size(31, 91)
+    wait_for(lambda: "\n31 91\r\n" in _run(session, "stty size"), 10,
+             "the new window size did not reach the job's terminal")
+    session.send("exit\n")
+    assert session.wait(30) == 0
+    assert b"body" not in session.output
