@@ -177,3 +177,26 @@ def test_other_user_cannot_reach_the_session(rig: Rig) -> None:
         assert b"\r\npbsuser\r\nlogout\r\n" in session.output[mark:]
     finally:
         session.close()
+
+
+def test_session_outlives_a_mom_restart(rig: Rig) -> None:
+    """The session lives under the job's shepherd, not the mom (docs/design.md): a mom killed
+    with -9 and started again leaves the session running; the restarted mom adopts the job and
+    its end is recorded as for any job (Exit_status 0)."""
+    entry = pwd.getpwnam("pbsuser2")
+    session = PtySession(["qsub", "-I", "-l", "walltime=00:01:00"], _cap_env(rig, "pbsuser2"),
+                         cwd=entry.pw_dir, user=entry.pw_uid, group=entry.pw_gid)
+    try:
+        ready = session.expect(re.compile(rb"job (\S+) ready\r\n\r\n"), 30)
+        jobid = ready.group(1).decode()
+        session.expect("$ ", 15, start=ready.end())
+        rig.kill("mom", "vm")
+        rig.restart_missing()
+        mark = len(session.output)
+        session.send("echo still $((20+22)); exit\n")
+        assert session.wait(30) == 0
+        assert b"still 42\r\nlogout\r\n" in session.output[mark:]
+        attrs = rig.wait(jobid, "F", 40)
+        assert attrs["Exit_status"] == "0"
+    finally:
+        session.close()
