@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import select
+import signal
 import struct
 import sys
 import termios
@@ -96,12 +97,25 @@ def _ask_to_delete(jobid: str) -> bool:
 
 
 def _connect(jobid: str) -> Union[int, Any]:
-    """The job side's connection once the job runs; an exit status when there will be none."""
-    path = paths.interactive_socket_path(paths.cluster_home_path(), jobid)
-    delay = POLL_FIRST
-    asked = time.monotonic()
-    while True:
-        try:
+    """Say that qsub waits, then wait for the job side; its connection once the job runs, or
+    an exit status when there will be none.  As qsub.c, Ctrl-C is caught before the line is
+    printed (a flag the loop looks at: no moment where it would end qsub instead)."""
+    interrupted: List[bool] = []
+
+    def on_interrupt(signum: int, frame: Any) -> None:
+        interrupted.append(True)
+
+    previous = signal.signal(signal.SIGINT, on_interrupt)
+    try:
+        _out("qsub: waiting for job %s to start\n" % jobid)
+        path = paths.interactive_socket_path(paths.cluster_home_path(), jobid)
+        delay = POLL_FIRST
+        asked = time.monotonic()
+        while True:
+            if interrupted:
+                del interrupted[:]
+                if _ask_to_delete(jobid):
+                    return 0
             try:
                 return verified_connect.connect(path, 10.0)
             except (FileNotFoundError, ConnectionRefusedError):
@@ -116,9 +130,8 @@ def _connect(jobid: str) -> Union[int, Any]:
                     return 1
             time.sleep(delay)
             delay = min(delay * 2, POLL_MAX)
-        except KeyboardInterrupt:
-            if _ask_to_delete(jobid):
-                return 0
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _handshake(conn: Any, jobid: str) -> bool:
@@ -214,7 +227,6 @@ def _relay(conn: Any, saved: List[Any]) -> None:
 
 def attend(jobid: str) -> int:
     """Wait for ``jobid`` to start, then relay the terminal to it until it ends."""
-    _out("qsub: waiting for job %s to start\n" % jobid)
     conn = _connect(jobid)
     if isinstance(conn, int):
         return conn

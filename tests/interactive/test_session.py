@@ -41,10 +41,12 @@ def sessions() -> Iterator[List[PtySession]]:
 
 
 def _env(cluster: FakeCluster) -> Dict[str, str]:
-    user = pwd.getpwuid(os.getuid()).pw_name  # the transcripts' submitter had these set
-    env = dict(cluster.env, TZ="UTC", LANG="C.UTF-8", LOGNAME=user, USER=user)
-    for name in ("DISPLAY", "TERM"):  # no TERM, as the transcripts': qsub sends "unknown"
-        env.pop(name, None)
+    """The transcripts' submitter environment (cap.py: no TERM, no DISPLAY, TZ, LANG, the
+    login names), with this cluster's commands and home: PBS_O_* come from it."""
+    entry = pwd.getpwuid(os.getuid())
+    env = {"PATH": cluster.env["PATH"], "HOME": entry.pw_dir, "USER": entry.pw_name,
+           "LOGNAME": entry.pw_name, "SHELL": "/bin/bash", "LANG": "C.UTF-8", "TZ": "UTC"}
+    env.update({k: v for k, v in cluster.env.items() if k.startswith("FAKE_PBS_")})
     return env
 
 
@@ -257,3 +259,28 @@ def test_directive_I_through_the_command_runner(cluster: FakeCluster,
     session.send("exit\n")
     assert session.wait(30) == 0
     assert b"body" not in session.output
+
+
+def test_ctrl_c_while_waiting_asks(cluster: FakeCluster, sessions: List[PtySession],
+                                   tmp_path: Path) -> None:
+    """qsub_sup.c catchint/bailout: Ctrl-C before the job starts asks; ``n`` goes on waiting
+    (the job, released, then runs its session), ``y`` deletes the job ('Job N is being
+    deleted') and qsub exits 0."""
+    question = "Do you wish to terminate the job and exit (y|[n])? "
+    jobids = []
+    for answer in ("n", "y"):
+        session = _start(cluster, sessions, ["-h", "--", "/bin/echo", "hi"], str(tmp_path))
+        found = session.expect(re.compile(rb"waiting for job (\S+) to start\r\n"), 30)
+        jobids.append(found.group(1).decode())
+        session.send(b"\x03")
+        session.expect(question, 10, start=found.end())
+        session.send(answer + "\n")
+        if answer == "n":
+            cluster.sh("qrls", jobids[0])
+            session.expect("ready\r\n\r\nhi\r\n\r\nqsub: job %s completed\r\n" % jobids[0], 30)
+            assert session.wait(30) == 0
+        else:
+            assert session.wait(30) == 0
+            assert session.output.endswith(
+                ("Job %s is being deleted\r\n" % jobids[1]).encode())
+            assert cluster.wait(jobids[1], "F", 30)["job_state"] == "F"
