@@ -284,3 +284,38 @@ def test_ctrl_c_while_waiting_asks(cluster: FakeCluster, sessions: List[PtySessi
             assert session.output.endswith(
                 ("Job %s is being deleted\r\n" % jobids[1]).encode())
             assert cluster.wait(jobids[1], "F", 30)["job_state"] == "F"
+
+
+def test_qsub_killed_ends_the_job_and_its_processes(cluster: FakeCluster,
+                                                    sessions: List[PtySession],
+                                                    tmp_path: Path) -> None:
+    """A qsub that dies mid-session (SIGKILL) hangs the job's terminal up, as a closed
+    login does (PBS's mom_reader sees the socket's end); the shell ends, the job finishes, and
+    nothing it started outlives it (the mom's kill of the session, as for any job)."""
+    session = _start(cluster, sessions, ["-l", "walltime=00:01:00"], str(tmp_path))
+    jobid = _shell(session)
+    _run(session, "sleep 299.25 & disown")
+    assert subprocess.run(["pgrep", "-f", "sleep 299.25"], capture_output=True,
+                          timeout=30).returncode == 0
+    session.close()  # SIGKILL to qsub
+    attrs = cluster.wait(jobid, "F", 30)
+    assert attrs["Exit_status"] != "0"  # ended by the hang-up, not by the shell's own exit
+    wait_for(lambda: subprocess.run(["pgrep", "-f", "sleep 299.25"], capture_output=True,
+                                    timeout=30).returncode == 1, 15,
+             "a process of the session outlived the job")
+
+
+def test_server_refuses_interactive_array(cluster: FakeCluster) -> None:
+    """req_quejob.c: an interactive array job (a raw request; qsub refuses it before) is
+    15029 'No support for requested service'; an interactive job is made not rerunnable
+    whatever was asked."""
+    from fake_pbs.model.errors import PBSE_NOSUP, PbsError
+
+    base = {"Job_Name": "raw", "Rerunable": "True", "interactive": "True"}
+    with pytest.raises(PbsError) as refused:
+        cluster.call("queuejob", token="i-array", attrs=dict(base, array_indices_submitted="1-2"),
+                     script="", cwd="/", env={})
+    assert refused.value.code == PBSE_NOSUP
+    reply = cluster.call("queuejob", token="i-rerun", attrs=dict(base, Hold_Types="u"),
+                         script="", cwd="/", env={})
+    assert cluster.job(str(reply["jobid"]))["Rerunable"] == "False"
