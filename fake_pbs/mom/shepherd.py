@@ -352,7 +352,17 @@ def _interactive(jobdir: str, launch: Dict[str, Any], report_fd: int, start: flo
         "pty": session.name})
     os.write(report_fd, b"ok %d" % child)
     os.close(report_fd)
-    wait_status, usage = session.run(child)
+    try:
+        wait_status, usage = session.run(child)
+    except Exception:  # the relay failed: the job must still end, and be recorded
+        if session.ended is None:
+            try:
+                os.kill(child, signal.SIGKILL)
+            except OSError:
+                pass
+            _, wait_status, usage = os.wait4(child, 0)
+        else:
+            wait_status, usage = session.ended
     status = 256 + os.WTERMSIG(wait_status) if os.WIFSIGNALED(wait_status) else 0
     _ended(jobdir, launch, status, usage, subreaper)
 
