@@ -161,7 +161,7 @@ def test_keys_signals_job_control_and_window_size(cluster: FakeCluster,
 def test_environment_names(cluster: FakeCluster, sessions: List[PtySession],
                            tmp_path: Path) -> None:
     """I08: the PBS_* names inside the session (PBS_ENVIRONMENT=PBS_INTERACTIVE), TERM as
-    qsub's, and a terminal on stdin."""
+    qsub's, a terminal on stdin; pbsdsh's task writes on the terminal too."""
     session = _start(cluster, sessions, ["-l", "walltime=00:01:00"], str(tmp_path))
     _shell(session)
     out = _run(session, "env | grep ^PBS_ | cut -d= -f1 | sort | tr '\\n' ' '; "
@@ -171,6 +171,8 @@ def test_environment_names(cluster: FakeCluster, sessions: List[PtySession],
              "PBS_O_PATH PBS_O_QUEUE PBS_O_SHELL PBS_O_SYSTEM PBS_O_TZ PBS_O_WORKDIR "
              "PBS_QUEUE PBS_TASKNUM PBS_INTERACTIVE unknown\r\nhas_tty\r\n")
     assert names in out
+    # a TM task's output goes where the job's does: the terminal (tm.py; D06 for a batch job)
+    assert "\nvia TM\r\n" in _run(session, "pbsdsh -- /bin/echo via TM")
     session.send("exit\n")
     assert session.wait(30) == 0
 

@@ -102,7 +102,11 @@ def _replay(rig: Rig, name: str) -> Tuple[Dict[str, Any], Tuple[int, str, str]]:
     if name == "I09_I_and_script":
         home = pwd.getpwnam(case["user"]).pw_dir
         _run_as(rig, case["user"], "printf '#!/bin/sh\\necho hello\\n' > %s/hello.sh" % home)
-    done = _run_as(rig, case["user"], command)
+    try:
+        done = _run_as(rig, case["user"], command)
+    finally:
+        if name == "I09_I_and_script":
+            _run_as(rig, case["user"], "rm -f ~/hello.sh")
     stdout = done.stdout.decode("utf-8", "backslashreplace")
     found = _JOBID.search(stdout)
     if found:
