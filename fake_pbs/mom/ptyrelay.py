@@ -213,7 +213,12 @@ class Session:
             if self.master in ready:
                 data = self._read_master()
                 if data is None:
-                    master_open = False  # every holder of the slave closed it
+                    # every holder of the slave closed it: the shell is ending (or, having
+                    # closed its terminal, lives on until it ends or the job is killed)
+                    os.close(self.master)
+                    master_open = False
+                    self._reaped(child, block=True)
+                    break
                 elif client_open and not self._send(conn, data):
                     client_open = False
             if conn in ready:
