@@ -101,7 +101,8 @@ class Session:
         os.chmod(self.path, 0o666)  # anyone may knock; only the owner is let in (_accept)
         self.listener.listen(4)
         self.ended: Optional[Tuple[int, Any]] = None
-        self.pending = b""  # keyboard bytes that came with the handshake
+        self.early: List[Tuple[bytes, bytes]] = []  # frames that came with the handshake
+        self.pending = b""  # and the start of the next one
 
     # ---- in the job's child ----------------------------------------------------------------
 
@@ -165,8 +166,12 @@ class Session:
                 if not data:
                     return False
                 for kind, payload in reader.feed(data):
-                    got[kind] = payload
+                    if kind in (KIND_TERM, KIND_WINSIZE) and kind not in got:
+                        got[kind] = payload
+                    else:  # keys typed at once: relayed once the shell has its terminal
+                        self.early.append((kind, payload))
         except OSError:
+            del self.early[:]
             return False
         size = winsize_bytes(got[KIND_WINSIZE])
         if size is not None:
@@ -201,8 +206,7 @@ class Session:
     def _relay(self, conn: socket.socket, child: int) -> None:
         reader = FrameReader()
         master_open, client_open = True, True
-        backlog = reader.feed(self.pending)
-        for kind, payload in backlog:
+        for kind, payload in self.early + reader.feed(self.pending):
             self._from_client(kind, payload)
         while not self._reaped(child):
             watched = ([self.master] if master_open else []) + ([conn] if client_open else [])

@@ -8,7 +8,7 @@ import os
 import subprocess
 import termios
 from pathlib import Path
-from typing import Dict, List
+from typing import Any, Dict, List, Tuple
 
 from fake_pbs import paths
 from fake_pbs.cli import qsub_interactive
@@ -109,3 +109,50 @@ def test_tilde_dot_leaves_only_at_line_start() -> None:
     assert keys.feed(b"~x") == b"~x"
     assert keys.feed(b"\r~") == b"\r"
     assert keys.feed(b".") is None
+
+
+def test_relay_alone_takes_keys_sent_with_the_handshake(tmp_path: Path) -> None:
+    """ptyrelay.Session without a cluster: the job id first, TERM and the window size reach
+    the job's terminal before its program runs, and keys sent in the same write as the
+    handshake are not lost; the stream ends when the program does (its status: exit 0)."""
+    import socket
+    import threading
+
+    path = str(tmp_path / "s.sock")
+    launch: Dict[str, Any] = {"jobid": "7.vm", "uid": os.getuid(), "gid": os.getgid(),
+                              "drop_privileges": False, "interactive": {"socket": path}}
+    session = ptyrelay.Session(launch)
+    child = os.fork()
+    if child == 0:  # the job: what the shepherd's child does, with a small program
+        try:
+            slave, term = session.child_wait()
+            for fd in (0, 1, 2):
+                os.dup2(slave, fd)
+            os.execve("/bin/sh", ["sh", "-c", 'echo "T=$TERM"; stty size; read x; '
+                                  'echo "got $x"'], {"TERM": term, "PATH": "/usr/bin:/bin"})
+        finally:
+            os._exit(127)
+    result: List[Tuple[int, Any]] = []
+    relay = threading.Thread(target=lambda: result.append(session.run(child)))
+    relay.start()
+    try:
+        conn = socket.socket(socket.AF_UNIX)
+        conn.settimeout(20)
+        conn.connect(path)
+        conn.sendall(ptyrelay.frame(b"t", b"vt100") + ptyrelay.frame(b"w", b"7,33,0,0")
+                     + ptyrelay.frame(b"d", b"hello\r"))
+        data = b""
+        while True:
+            chunk = conn.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+        conn.close()
+    finally:
+        relay.join(30)
+    assert data.startswith(b"7.vm\n")
+    text = data.decode()
+    assert "T=vt100\r\n" in text and "7 33\r\n" in text and "got hello\r\n" in text
+    status, _ = result[0]
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+    assert not os.path.exists(path)
