@@ -61,6 +61,12 @@ def runner_socket_path(home: Union[str, Path]) -> str:
     return leanos.join(run_dir_path(home), "runner.sock")
 
 
+def interactive_socket_path(home: Union[str, Path], jobid: str) -> str:
+    """Where the shepherd of the interactive job ``jobid`` waits for its ``qsub -I``
+    (fake_pbs/mom/ptyrelay.py); a fixed-length name, so the run directory's margin holds."""
+    return leanos.join(run_dir_path(home), "qsub-I-%s.sock" % _digest(jobid, 16))
+
+
 def interpreter_record_path(home: Union[str, Path]) -> str:
     """The file naming the interpreter the commands start (one line: its absolute path).
 

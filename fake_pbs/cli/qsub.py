@@ -3,7 +3,8 @@
 Follows OpenPBS 23.06 ``qsub.c``: command-line options, then ``#PBS`` directives of the script
 at lower precedence, client-side defaults, Variable_List, value verification (ECL), one
 ``queuejob`` request, the job id on stdout.  ``-W block=true`` waits for the job's end and exits
-with its exit status (transcripts a17/a18).  Interactive jobs (``-I``) are not supported.
+with its exit status (transcripts a17/a18).  ``-I`` submits an interactive job and attaches
+the terminal to it (fake_pbs/cli/qsub_interactive.py).
 """
 from __future__ import annotations
 
@@ -13,8 +14,8 @@ import time
 from fake_pbs import leanos
 from fake_pbs.cli import common, qsub_env, qsub_submit, qsub_verify
 from fake_pbs.cli.posix_getopt import OptionError, strict
-from fake_pbs.cli.qsub_options import (CMDLINE, DIRECTIVE, GETOPT_SPEC, INTERACTIVE_NO_TTY,
-                                       SERVER_DEFAULT, Interactive, QsubExit, QsubState)
+from fake_pbs.cli.qsub_options import (CMDLINE, DIRECTIVE, GETOPT_SPEC, SERVER_DEFAULT,
+                                       QsubExit, QsubState)
 from fake_pbs.model.errors import PBSE_FORCE_QSUB_UPDATE, PbsError
 
 TYPE_CHECKING = False
@@ -68,6 +69,7 @@ def _command_line(state: QsubState, argv: List[str]) -> Tuple[Optional[str], Lis
     if errors:
         raise _usage_exit(state.errors)
     _mail_j(state)
+    state.check_x11()
     if operands and operands[0] == "--":
         return None, operands[1:]
     return (operands[0] if operands else None), []
@@ -174,9 +176,15 @@ def build(argv: List[str], env: Dict[str, str], cwd: str, host: str,
         if not state.given("N"):
             attrs["Job_Name"] = "STDIN"
         _directives(state, "", defaults)
+    elif state.interactive and path in (None, "", "-"):
+        # qsub.c reads no script from stdin for -I: the terminal is the job's
+        if not state.given("N"):
+            attrs["Job_Name"] = "STDIN"
+        _directives(state, "", defaults)
     else:
         script = _read_script(state, path, read)
         _directives(state, script, defaults)
+        state.check_x11()
     if not state.given("S") and "PBS_SHELL" in env:
         attrs["Shell_Path_List"] = env["PBS_SHELL"]
     queue = _destination(state.destination)
@@ -200,6 +208,8 @@ def build(argv: List[str], env: Dict[str, str], cwd: str, host: str,
         attrs["queue"] = queue
     if state.block:
         attrs["block"] = "True"  # PBS keeps it on the job: b22e shows "block":"True"
+    if state.interactive:
+        attrs["interactive"] = "True"  # PBS sends qsub's port; the server shows True (I02)
     return state, attrs, script
 
 
@@ -246,12 +256,6 @@ def body(argv: List[str]) -> int:
             if stop.message:
                 sys.stderr.write(stop.message + "\n")
             return stop.code
-        except Interactive:
-            if not (sys.stdin.isatty() and sys.stdout.isatty()):
-                sys.stderr.write(INTERACTIVE_NO_TTY + "\n")
-            else:
-                sys.stderr.write("qsub: interactive jobs are not supported by fake_pbs\n")
-            return 1
         stdin_script = script
         try:
             jobid = qsub_submit.submit({"attrs": attrs, "script": script, "cwd": cwd, "env": env,
@@ -263,6 +267,10 @@ def body(argv: List[str]) -> int:
             sys.stderr.write("qsub: %s\n" % err.text)
             return err.exit_code
         break
+    if state.interactive:
+        from fake_pbs.cli import qsub_interactive
+
+        return qsub_interactive.attend(jobid)
     if not state.quiet:
         sys.stdout.write(jobid + "\n")
     if state.block:

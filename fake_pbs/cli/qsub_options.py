@@ -10,6 +10,7 @@ afterwards, as PBS's ECL does when the job is submitted.
 """
 from __future__ import annotations
 
+import sys
 import time
 
 from fake_pbs.cli import qsub_env
@@ -49,10 +50,12 @@ NO_RERUN_ARRAY = "qsub:  cannot submit non-rerunable Array Job"
 MULTIPLE_MAX_RUN = "qsub: multiple max_run_subjobs values found"
 INTERACTIVE_NO_TTY = ("qsub:\tstandard input and output must be a terminal for\n"
                       "\tinteractive job submission")
-
-
-class Interactive(Exception):
-    """``-I`` (or ``-W interactive=true``): the fake runs no interactive jobs."""
+INTER_ARRAY = "qsub: interactive and array job submission cannot be used together"
+INTER_BLOCK_WARN = ('qsub (Warning) : setting "block" attribute as "true" for an interactive job '
+                    "will not return job's exit status\n")
+INTER_RERUN_WARN = "qsub (Warning): Interactive jobs will be treated as not rerunnable\n"
+X11_NOT_INTERACTIVE = "qsub: X11 Forwarding possible only for interactive jobs"
+X11_UNSUPPORTED = "qsub: X11 forwarding (-X) is not supported by fake_pbs"
 
 
 class QsubExit(Exception):
@@ -80,6 +83,9 @@ class QsubState:
         self.quiet = False
         self.block = False
         self.rerun = "y"
+        self.rerun_y = False  # -r y given: a later -I warns (qsub.c roptarg_inter)
+        self.interactive = False
+        self.x11 = 0  # the level -X was given at (0: not given)
         self.array = False
         self.max_run_set = False
 
@@ -146,15 +152,37 @@ class QsubState:
         elif letter == "z":
             if self._may(letter, level):
                 self.quiet = True
-        elif letter in "IX":
-            if letter == "I" and self.array:
-                self.errors.append("qsub: interactive and array job submission cannot be "
-                                   "used together")
-            elif letter == "I":
-                raise Interactive()
-            elif self._may(letter, level) and "DISPLAY" not in self.env:
-                self.errors.append("qsub: DISPLAY not set")
+        elif letter == "I":
+            if self.array:
+                self.errors.append(INTER_ARRAY)
+            elif self._may(letter, level):
+                self._interactive()
+        elif letter == "X":
+            if self._may(letter, level):
+                self.x11 = level
+                if "DISPLAY" not in self.env:
+                    self.errors.append("qsub: DISPLAY not set")
         # -f (no background daemon) and -G change nothing for the fake.
+
+    def _interactive(self) -> None:
+        """``-I`` or ``-W interactive=true`` (qsub.c: interactive_port, at once: no terminal
+        ends qsub with rc 1 before anything else, I03)."""
+        if not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise QsubExit(INTERACTIVE_NO_TTY, 1)
+        self.interactive = True
+        if self.block:
+            sys.stderr.write(INTER_BLOCK_WARN)
+            self.block = False
+        if self.rerun_y:
+            sys.stderr.write(INTER_RERUN_WARN)
+
+    def check_x11(self) -> None:
+        """After all options: ``-X`` on the command line needs ``-I``; with it, the fake has
+        no X11 forwarding to give (refused: docs/differences.md)."""
+        if self.x11 == CMDLINE and not self.interactive:
+            raise QsubExit(X11_NOT_INTERACTIVE, 1)
+        if self.x11 and self.interactive:
+            raise QsubExit(X11_UNSUPPORTED, 1)
 
     def _resources(self, value: str, level: int) -> None:
         pairs = parse_resource_list(value)
@@ -168,6 +196,9 @@ class QsubState:
                 self.resources[name] = val
 
     def _array(self, value: str, level: int) -> None:
+        if self.interactive:
+            self.errors.append(INTER_ARRAY)
+            return
         if self.rerun != "y":
             self.errors.append(NO_RERUN_ARRAY)
             return
@@ -191,6 +222,10 @@ class QsubState:
         elif value == "n" and self.array:
             self.errors.append(NO_RERUN_ARRAY)
         else:
+            if value == "y":
+                self.rerun_y = True
+                if self.interactive:
+                    sys.stderr.write(INTER_RERUN_WARN)
             self.rerun = value
             self.attrs["Rerunable"] = value
 
@@ -206,10 +241,14 @@ class QsubState:
                 if folded not in ("true", "false"):
                     self.errors.append(BAD_W)
                     return
-                if folded == "true" and key == "interactive":
-                    raise Interactive()
-                if folded == "true" and self._may("W:block", level):
-                    self.block = True
+                if key == "interactive":
+                    if folded == "true" and self._may("I", level):
+                        self._interactive()
+                elif folded == "true" and self._may("W:block", level):
+                    if self.interactive:
+                        sys.stderr.write(INTER_BLOCK_WARN)
+                    else:
+                        self.block = True
             elif key == "max_run_subjobs":
                 if self.max_run_set:
                     self.errors.append(MULTIPLE_MAX_RUN)

@@ -22,14 +22,15 @@ from fake_pbs import crashpoints
 from fake_pbs.model.errors import (PBSE_HOOK_REJECT, PBSE_HOOK_REJECT_DELETEJOB,
                                    PBSE_HOOK_REJECT_RERUNJOB, PBSE_HOOKERROR, PBSE_UNKSIG,
                                    PbsError)
-from fake_pbs.mom import exitwatch, hookpoints, hookshep, launcher, tasks, tm, vnodemap
+from fake_pbs.mom import (exitwatch, hookpoints, hookshep, launcher, ptyrelay, tasks, tm,
+                          vnodemap)
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.delivery import Report, append_as_owner, deliver, remove_as_owner
 from fake_pbs.mom.durable import read_json, write_json
 from fake_pbs.mom.environment import nodefile_lines
 from fake_pbs.mom.eventlog import EventLog
 from fake_pbs.mom.faults import BOTTOM_UP_GAP
-from fake_pbs.mom.launch import build_launch
+from fake_pbs.mom.launch import build_launch, is_interactive
 from fake_pbs.mom.layout import JobLayout
 from fake_pbs.mom.procs import (same_process_alive, session_usage, signal_session,
                                 signal_session_bottom_up)
@@ -321,7 +322,8 @@ class MomJob:
                               ctx.is_root)
         self._write_script(launch)
         argv = [str(a) for a in launch["argv"]]
-        result = self._hook("execjob_launch", argv[0], argv, dict(launch["env"]))
+        result = self._hook("execjob_launch", str(launch.get("progname") or argv[0]), argv,
+                            dict(launch["env"]))
         if not result.accept:
             # PBS runs execjob_launch in the job's child once its output files are open: they
             # exist, empty, and are staged out (m05d, m05e).
@@ -407,6 +409,8 @@ class MomJob:
         # start (start_exec.c marks jobdir modified for the first update; extra i07c)
         sandbox = (self._launch_record() or {}).get("sandbox")
         extra = {"jobdir": str(sandbox)} if sandbox else {}
+        if record.get("pty"):  # start_exec.c: Output_Path/Error_Path name the job's pty (I02)
+            extra["pty"] = str(record["pty"])
         self.events.append("start", session_id=pid, pid=pid, **extra)
         self._started_at = self.ctx.clock()
         with self.ctx.polls_lock:
@@ -615,9 +619,12 @@ class MomJob:
             return
         self.ctx.log.job(self.jobid, "walltime %d exceeded limit %d" % (used, limit))
         launch = self._launch_record() or {}
-        stderr = str(launch.get("stderr", self.files.stderr_spool))
-        append_as_owner(stderr, self.files.spools, launch,
-                        b"=>> PBS: job killed: walltime %d exceeded limit %d\n" % (used, limit))
+        message = b"=>> PBS: job killed: walltime %d exceeded limit %d\n" % (used, limit)
+        if shepherd.get("pty"):  # an interactive job: its stderr is its terminal (I10)
+            ptyrelay.write_terminal(str(shepherd["pty"]), message)
+        else:
+            stderr = str(launch.get("stderr", self.files.stderr_spool))
+            append_as_owner(stderr, self.files.spools, launch, message)
         self.request_kill("walltime")
 
     def request_kill(self, reason: str) -> None:
@@ -766,7 +773,9 @@ class MomJob:
             return 1
         home_dir = str(self.job.get("home") or "/")
         attrs = self.job.get("attrs", {})
-        streams = deliveries(job_streams(attrs, self.files, home_dir))
+        # req_jobobit.c/job_func.c: an interactive job's output was its terminal: no file
+        streams = ([] if is_interactive(attrs)
+                   else deliveries(job_streams(attrs, self.files, home_dir)))
         owner = str(attrs.get("euser") or str(attrs.get("Job_Owner", "")).split("@")[0])
         report = Report(self.ctx.log, self.jobid, owner, self.ctx.host)
         began = time.monotonic()

@@ -12,6 +12,8 @@ import shlex
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional
 
+from fake_pbs import paths
+from fake_pbs.model.attrs import is_true
 from fake_pbs.mom import siteenv
 from fake_pbs.mom.environment import job_environment
 from fake_pbs.mom.layout import JobLayout
@@ -112,7 +114,24 @@ def build_launch(job: Mapping[str, Any], layout: JobLayout, host: str, cluster_h
     sandbox = sandbox_dir(attrs, layout.jobid, home_dir)
     if sandbox is not None:
         env["PBS_JOBDIR"] = sandbox
-    return {
+    extra: Dict[str, Any] = {}
+    if is_interactive(attrs):
+        # start_exec.c: PBS_ENVIRONMENT says so; the shell is a login shell on the job's pty
+        # (I01's "logout"), or the ``-- command`` (I05); the script is not run (I09)
+        env["PBS_ENVIRONMENT"] = "PBS_INTERACTIVE"
+        if command is None:
+            argv = ["-" + os.path.basename(shell)]
+            extra["progname"] = shell
+            # A login shell's profile sets PATH anew (PBS's /etc/profile.d adds /opt/pbs/bin):
+            # bash puts the fake's commands first again before its first prompt, then forgets
+            # how (docs/differences.md)
+            env["PROMPT_COMMAND"] = "PATH=%s:$PATH; unset PROMPT_COMMAND" % shlex.quote(
+                str(paths.bin_dir()))
+        extra["interactive"] = {"socket": paths.interactive_socket_path(cluster_home,
+                                                                        layout.jobid)}
+        # the terminal is its stdin, stdout and stderr; nothing is spooled nor delivered
+        extra["stdout"] = extra["stderr"] = os.devnull
+    launch = {
         "jobid": layout.jobid,
         "argv": argv,
         "search_path": command is not None,
@@ -128,3 +147,10 @@ def build_launch(job: Mapping[str, Any], layout: JobLayout, host: str, cluster_h
         "stderr": streams["e"].write_to,
         "mom_socket": mom_socket,
     }
+    launch.update(extra)
+    return launch
+
+
+def is_interactive(attrs: Mapping[str, str]) -> bool:
+    """A ``qsub -I`` job (its ``interactive`` attribute)."""
+    return is_true(attrs.get("interactive"))

@@ -99,11 +99,14 @@ def _drop_privileges(launch: Dict[str, Any]) -> None:
 
 
 def _exec_child(jobdir: str, launch: Dict[str, Any], report_fd: int,
-                sandbox_made: bool = False) -> NoReturn:
+                sandbox_made: bool = False, terminal: Optional[int] = None) -> NoReturn:
     """In the forked child: drop to the job owner, create what the job writes (sandbox,
-    stdout, stderr) with the owner's identity, become the job shell. Never returns."""
+    stdout, stderr) with the owner's identity, become the job shell. Never returns.
+    ``terminal``: an interactive job's pty slave, its stdin, stdout and stderr (its session
+    is made already: fake_pbs/mom/ptyrelay.py)."""
     try:
-        os.setsid()
+        if terminal is None:
+            os.setsid()
         for signum in _HANDLED:
             signal.signal(signum, signal.SIG_DFL)
         if launch["drop_privileges"]:
@@ -115,19 +118,22 @@ def _exec_child(jobdir: str, launch: Dict[str, Any], report_fd: int,
                 _make_sandbox(str(sandbox))
             except OSError as exc:
                 _fail(report_fd, "could not create sandbox %s: %s" % (sandbox, exc))
-        try:
-            out_fd = _open_stream(str(launch["stdout"]), jobdir, launch)
-            err_fd = (out_fd if launch["stderr"] == launch["stdout"]
-                      else _open_stream(str(launch["stderr"]), jobdir, launch))
-        except OSError as exc:
-            _fail(report_fd, "cannot open output: %s" % exc)
+        if terminal is None:
+            try:
+                out_fd = _open_stream(str(launch["stdout"]), jobdir, launch)
+                err_fd = (out_fd if launch["stderr"] == launch["stdout"]
+                          else _open_stream(str(launch["stderr"]), jobdir, launch))
+            except OSError as exc:
+                _fail(report_fd, "cannot open output: %s" % exc)
+            in_fd = os.open(os.devnull, os.O_RDONLY)
+        else:
+            in_fd = out_fd = err_fd = terminal
         os.umask(umask)
         try:
             os.chdir(str(launch["cwd"]))
         except OSError:
             os.chdir("/")
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
+        os.dup2(in_fd, 0)
         os.dup2(out_fd, 1)
         os.dup2(err_fd, 2)
         argv: List[str] = [str(a) for a in launch["argv"]]
@@ -276,6 +282,9 @@ def shepherd(jobdir: str, launch: Dict[str, Any], report_fd: int) -> None:
             return
     subreaper = _SUBREAPER is not None and _SUBREAPER()
     start = time.time()
+    if launch.get("interactive"):
+        _interactive(jobdir, launch, report_fd, start, subreaper)
+        return
     sandbox_made = [False]
     try:
         spawned = _spawn_child(jobdir, launch, sandbox_made)
@@ -302,13 +311,60 @@ def shepherd(jobdir: str, launch: Dict[str, Any], report_fd: int) -> None:
     os.write(report_fd, b"ok %d" % child)
     os.close(report_fd)
     _, wait_status, usage = os.wait4(child, 0)
-    record = {"status": exit_status(wait_status), "cput": usage.ru_utime + usage.ru_stime,
+    _ended(jobdir, launch, exit_status(wait_status), usage, subreaper)
+
+
+def _ended(jobdir: str, launch: Dict[str, Any], status: int, usage: Any,
+           subreaper: bool) -> None:
+    """Record the job shell's end (exit.json) and tell the mom."""
+    record = {"status": status, "cput": usage.ru_utime + usage.ru_stime,
               "maxrss_kb": usage.ru_maxrss, "end_time": time.time()}
     if subreaper and not _descendants_left():
         record["session_empty"] = True
     _record(os.path.join(jobdir, "exit.json"), record)
     if launch.get("mom_socket"):  # empty: the mom watches this process exit (exitwatch.py)
         _notify_mom(launch)
+
+
+def _interactive(jobdir: str, launch: Dict[str, Any], report_fd: int, start: float,
+                 subreaper: bool) -> None:
+    """An interactive job (qsub -I): the shell on a pty, relayed to qsub (ptyrelay.py).
+
+    Its child is the job's session leader at once, and waits for qsub there; the mom hears
+    ``ok`` before qsub has come, so the job is running while qsub waits.  As PBS, a shell that
+    exits gives the job Exit_status 0 whatever its code (I01/I02); a signal gives 256 + N."""
+    from fake_pbs.mom import ptyrelay
+
+    try:
+        session = ptyrelay.Session(launch)
+    except OSError as exc:
+        os.write(report_fd, ("err interactive session: %s" % exc).encode("utf-8", "replace"))
+        return
+    child = os.fork()
+    if child == 0:
+        os.close(report_fd)
+        terminal, term = session.child_wait()
+        launch["env"]["TERM"] = term
+        _exec_child(jobdir, launch, terminal, terminal=terminal)
+    _record(os.path.join(jobdir, "shepherd.json"), {
+        "shepherd_pid": os.getpid(), "shepherd_ticks": start_ticks(os.getpid()),
+        "pid": child, "ticks": start_ticks(child), "start_time": start,
+        "pty": session.name})
+    os.write(report_fd, b"ok %d" % child)
+    os.close(report_fd)
+    try:
+        wait_status, usage = session.run(child)
+    except Exception:  # the relay failed: the job must still end, and be recorded
+        if session.ended is None:
+            try:
+                os.kill(child, signal.SIGKILL)
+            except OSError:
+                pass
+            _, wait_status, usage = os.wait4(child, 0)
+        else:
+            wait_status, usage = session.ended
+    status = 256 + os.WTERMSIG(wait_status) if os.WIFSIGNALED(wait_status) else 0
+    _ended(jobdir, launch, status, usage, subreaper)
 
 
 # Set by serve(): makes the calling process a child subreaper (prctl), or None.

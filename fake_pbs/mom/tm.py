@@ -127,6 +127,9 @@ class TaskManager:
             "env": task_environment(job, shell_env, nodenum, "", str(self.ctx.home),
                                     siteenv.load(self.ctx.home)),
         }
+        if launch.get("interactive"):  # an interactive job's output is its terminal
+            pty = str((read_json(jobdir / "shepherd.json") or {}).get("pty") or os.devnull)
+            task_launch["stdout"] = task_launch["stderr"] = pty
         if host == self.ctx.host:
             task_launch["env"]["TMPDIR"] = shell_env.get("TMPDIR", "")
             task_launch["env"].update(siteenv.per_host(shell_env.get("TMPDIR", "")))

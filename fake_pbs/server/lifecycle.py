@@ -12,6 +12,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from fake_pbs import crashpoints
 from fake_pbs.model import node_states, states as st
+from fake_pbs.model.attrs import is_true
 from fake_pbs.model.errors import (PBSE_HOOK_REJECT_DELETEJOB, PBSE_HOOK_REJECT_RERUNJOB,
                                    PBSE_MOMREJECT, message_for)
 from fake_pbs.server import (accounting, assigned, hookpoints, hooksync, subjobs,
@@ -312,6 +313,9 @@ def _on_start(app: ServerApp, job: Job, event: Dict[str, Any]) -> None:
     job["_session_id"] = str(event.get("session_id", 0))
     if event.get("jobdir"):
         job["jobdir"] = str(event["jobdir"])  # the mom's sandbox=PRIVATE directory (i07c)
+    if event.get("pty") and is_true(job.get("interactive")):
+        # start_exec.c: an interactive job's streams are the mom's pty, no host (I02)
+        job["Output_Path"] = job["Error_Path"] = str(event["pty"])
     if app.pace.first_update <= 0:
         job["session_id"] = job["_session_id"]
         _first_usage(job)
@@ -675,7 +679,11 @@ def to_history(app: ServerApp, job: Job, substate: int, ran: bool,
     jobid = job["_id"]
     if ran:
         job["obittime"] = str(job.pop("_obit", now))
-        job["Stageout_status"] = str(job.pop("_stageout_status", "1"))
+        stageout_status = str(job.pop("_stageout_status", "1"))
+        if not is_true(job.get("interactive")) or job.get("stageout"):
+            # req_jobobit.c: an interactive job has no output file to copy, and no status
+            # for it unless it stages files out (I02)
+            job["Stageout_status"] = stageout_status
         # PBS learns the session id from the mom's first status update; a job that ended
         # within a couple of seconds never shows one (b04, i01c) while longer ones do (c04c).
         # Under the pbs pace the first update itself sets it (_first_update).

@@ -5,7 +5,7 @@ it, the test fails so that the entry is removed.  Keep reasons short; docs/fidel
 intended differences for users.  Only intended differences belong here -- a bug of the fake is
 written in tests/fidelity/FINDINGS.md and its case keeps failing until it is fixed.
 """
-from typing import Dict
+from typing import Dict, Tuple
 
 # Snapshots taken a fixed time after an action: what they show depends on the daemons' pace, so
 # they can neither be required to match nor (strictly) to differ.  They are replayed, to keep the
@@ -136,4 +136,21 @@ OPEN_GAPS: Dict[str, str] = {
         "'no active tasks' twice at the end; PBS's server logs the subjob's 'enqueuing into "
         "workq, state Q hop 1' when it runs, its scheduler 'Considering job to run' under the "
         "parent's id; and the timing of k11_tracejob_n2"),
+}
+
+# The group I transcripts (interactive sessions under a pty) are replayed by
+# tests/interactive/test_transcripts.py, not by the harness.  Each intended difference there is
+# a rewrite applied to both sides: name -> (regex, replacement, reason).
+INTERACTIVE_DIFFERENCES: Dict[str, Tuple[str, str, str]] = {
+    "readline_echo": (
+        r"(~\$ )[^\r\n]*\r(<[^\r\n]*?exit) *\x08*\r\n", r"\1\r\2\r\n",
+        "I08: how readline echoes an input line longer than the terminal (no TERM: horizontal "
+        "scrolling) depends on how the bytes arrive: PBS's qsub sends a key per write, so the "
+        "first 80 columns were echoed before the scroll; the fake sends what it read at once, "
+        "and readline draws only the scrolled line"),
+    "session_id_timing": (
+        r"\n    session_id = <SID>(?=\n)", "",
+        "I02: qstat shows session_id once the mom's first status update came, 2 s into the run "
+        "(fake_pbs/server/lifecycle.py, SESSION_ID_AFTER); I01's session lasted 3 s on PBS "
+        "and 1.5-2 s here (the driver types 1.5 s after 'ready'), so it may or may not show"),
 }

@@ -13,7 +13,7 @@ from typing import Any, Dict, Optional
 from fake_pbs import crashpoints
 from fake_pbs.model import acl, job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADUSER, PBSE_FORCE_QSUB_UPDATE,
-                                   PBSE_IVALREQ, PBSE_MaxArraySize,
+                                   PBSE_IVALREQ, PBSE_MaxArraySize, PBSE_NOSUP,
                                    PBSE_QUENODFLT, PBSE_UNKJOBID, PBSE_UNKQUE,
                                    PbsError)
 from fake_pbs.server import (accounting, depend, enqueue, execid, hookpoints, jobids, lifecycle,
@@ -136,6 +136,8 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     resources = resourcing.derive(resources, app.state.objects.get("resource"))
     indices = range(0)
     if "array_indices_submitted" in attrs:
+        if is_true(attrs.get("interactive")):
+            raise PbsError(PBSE_NOSUP)  # req_quejob.c: no interactive array job
         indices = parse_array(attrs["array_indices_submitted"])
         check_array_size(app.state.server, app.state.queues[queue], len(indices))
     now = app.now()
@@ -167,6 +169,8 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     job.setdefault("project", "_pbs_project_default")
     job["Submit_Host"] = host
     job.setdefault("Rerunable", "True")
+    if is_true(job.get("interactive")):
+        job["Rerunable"] = "False"  # req_quejob.c: interactive jobs are not rerunnable (I02)
     if is_array:
         job["array"] = "True"
         job["array_indices_remaining"] = attrs["array_indices_submitted"].split("%")[0]
