@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple, Union
 
 from .cases import Case, LogSpec
+from .chains import ChainPlan, chain_plans
 from .environment import FidelityEnv, Result
 from .jobids import JobMap
 from .normalize import Normalizer, mask
@@ -101,16 +102,18 @@ def render(exit_code: int, stdout: str, stderr: str) -> str:
 
 @dataclass
 class Replayer:
-    """Replays one set in order against its own fake cluster (started on first use)."""
+    """Replays one set, or one chain of it (chains.py), in order against its own fake cluster
+    (started on first use)."""
 
     set_name: str
     known: Mapping[str, str] = field(default_factory=dict)
     retry_seconds: float = RETRY_SECONDS
+    chain: Optional[ChainPlan] = None  # None: the whole set, as one chain
     plan: List[Union[Case, Step]] = field(init=False)
     outcomes: Dict[str, Outcome] = field(init=False, default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.plan = build_plan(self.set_name)
+        self.plan = build_plan(self.set_name) if self.chain is None else list(self.chain.plan)
         self.position = 0
         self.env: Optional[FidelityEnv] = None
         self.fatal: Optional[str] = None
@@ -155,7 +158,11 @@ class Replayer:
 
     def _environment(self) -> FidelityEnv:
         if self.env is None and self.fatal is None:
-            env = FidelityEnv(self.set_name)
+            if self.chain is None:
+                env = FidelityEnv(self.set_name)
+            else:  # a later chain runs beside the first: homes of its own
+                env = FidelityEnv(self.set_name, first_job_seq=self.chain.first_job_seq,
+                                  own_homes=not self.chain.first)
             self.env = env
             try:
                 env.prepare()
@@ -349,3 +356,8 @@ def _log_object(line: str) -> Optional[str]:
         return "<the import's test compile>"
     hook = _HOOK_FILE.search(fields[5]) if fields[4].startswith("Server@") else None
     return hook.group(1) if hook else fields[4]
+
+
+def chain_replayers(set_name: str, known: Mapping[str, str]) -> List[Replayer]:
+    """A replayer for each chain of the set (chains.py), in replay order."""
+    return [Replayer(set_name, known, chain=chain) for chain in chain_plans(set_name)]
