@@ -4,7 +4,7 @@
 
 At the end of the run it prints, for each xdist worker, its busy time (setup, call and teardown
 of its tests summed) and its span (first start to last stop), and the test time summed per
-directory under ``tests/`` and per unit (a file, or a replay chain's ``xdist_group``), longest
+directory under ``tests/`` and per unit (a file, or a replay chain: tests/scheduling.py), longest
 first.  The longest worker's span is the run's critical path (docs/testing.md); the load average
 at the start and the end is printed with it, since on a shared machine the absolute times are
 mostly other load.  Without xdist everything is one "worker", ``main``.
@@ -14,6 +14,8 @@ from collections import defaultdict
 from typing import DefaultDict, Dict, List, Tuple
 
 import pytest
+
+from tests.scheduling import unit_of
 
 _busy: DefaultDict[str, float] = defaultdict(float)
 _span: Dict[str, Tuple[float, float]] = {}
@@ -33,13 +35,6 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     _load_at_start = _load()
 
 
-def _unit(nodeid: str) -> str:
-    tail = nodeid.rsplit("@", 1)[-1]
-    if "@" in nodeid and "]" not in tail and "::" not in tail:
-        return "group " + tail
-    return nodeid.split("::", 1)[0]
-
-
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     if os.environ.get("PYTEST_XDIST_WORKER"):
         return  # in a worker: its controller counts
@@ -55,7 +50,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     directory = parts[1] if len(parts) > 2 and parts[0] == "tests" else "(top)"
     _by_dir[directory] += report.duration
     _tests_by_dir[directory].add(report.nodeid)
-    _by_unit[_unit(report.nodeid)] += report.duration
+    _by_unit[unit_of(report.nodeid)] += report.duration
 
 
 def pytest_terminal_summary(terminalreporter: "pytest.TerminalReporter") -> None:
@@ -75,6 +70,6 @@ def pytest_terminal_summary(terminalreporter: "pytest.TerminalReporter") -> None
         write("  %-14s %7.1f s  %5d" % (directory, seconds, len(_tests_by_dir[directory])))
     write("  %-14s %7.1f s  %5d" % ("all", sum(_by_dir.values()),
                                     sum(len(t) for t in _tests_by_dir.values())))
-    write("longest units (a file, or a replay chain's group):")
+    write("longest units (a file, or a replay chain):")
     for unit, seconds in sorted(_by_unit.items(), key=lambda kv: -kv[1])[:15]:
         write("  %7.1f s  %s" % (seconds, unit))

@@ -12,10 +12,10 @@ fixture); a module that starts daemons by other means carries ``pytestmark = pyt
 
 Parallel by default: with pytest-xdist (the ``test`` extra) and no ``-n`` given, the run is spread
 over :data:`DEFAULT_WORKERS` workers by :class:`FileOrGroupScheduling`: a whole test file to a
-worker (as ``--dist loadfile``: a module's cluster fixtures start once), except that tests marked
-``xdist_group`` go to a worker by group: the fidelity replay's chains (tests/fidelity/harness/
-chains.py), each a run of cases whose cluster state carries from one to the next, each in order on
-one worker, side by side.  The groups are handed out first, then the files with the most tests.
+worker (as ``--dist loadfile``: a module's cluster fixtures start once), except the fidelity
+replay, whose chains (tests/fidelity/harness/chains.py), each a run of cases whose cluster state
+carries from one to the next, go to a worker each, in order, side by side.  The chains are handed
+out first, then the longest files (tests/scheduling.py).
 Most of a cluster test's time is waiting for PBS's own timing (scheduler cycles, hook alarms, the
 replay's pace), not CPU, so more workers than cores pay (docs/testing.md).  Each worker has its own
 session cluster.  ``-n 0`` (or ``-p no:xdist``) runs everything in one process.
@@ -64,8 +64,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                           '(psijpbs/README.md, "Validating on a real PBS").')
 
 
-# Measured on the 2-core machine (docs/testing.md): the waits, not the cores, bound the run.
-DEFAULT_WORKERS = 4
+# Measured on the 2-core machine (docs/testing.md): the waits, not the cores, bound the run; with
+# the replay's chains side by side the run ends when the workers' shares do.
+DEFAULT_WORKERS = 6
 
 
 # Set on the controller's config when it chose the distribution (no --dist given).
@@ -75,8 +76,7 @@ _OWN_SCHEDULER = "_psijpbs_file_or_group"
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
     """Without ``-n``: ``-n DEFAULT_WORKERS``; with workers and no ``--dist``:
-    :class:`FileOrGroupScheduling` (xdist's ``loadgroup`` mode, so that the workers tag each
-    grouped test's id with its group, with files as the unit of the other tests).  An explicit
+    :class:`FileOrGroupScheduling` (``loadfile``, but the replay's chains apart).  An explicit
     ``--dist`` is kept (``loadfile`` replays the replay's chains one after the other on one
     worker; ``load`` would split them: do not use it).  Only where xdist is installed, and never in
     a worker (its controller decided), a collect-only run or under ``--pdb``."""
@@ -87,7 +87,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     if config.getoption("numprocesses", None) is None:
         config.option.numprocesses = DEFAULT_WORKERS
     if config.option.numprocesses and config.getoption("dist", "no") == "no":
-        config.option.dist = "loadgroup"
+        config.option.dist = "loadfile"
         setattr(config, _OWN_SCHEDULER, True)
 
 
