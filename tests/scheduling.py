@@ -17,7 +17,7 @@ from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
 REPLAY_TEST = "tests/fidelity/test_replay.py::test_golden_case["
 CHAIN_PREFIX = "chain:"
 
-# Files whose tests took 60 s or more in sum at every load measured (bench/suite_profile.py,
+# Files whose tests took 60 s or more in sum at the loads measured (bench/suite_profile.py,
 # docs/testing.md), longest first: started early, they do not end the run late on one worker.
 LONG_FILES: Tuple[str, ...] = (
     "tests/reliability/test_hook_crash.py",
@@ -29,6 +29,10 @@ LONG_FILES: Tuple[str, ...] = (
     "tests/security/test_runner.py",
     "tests/server/test_pace.py",
     "tests/server/test_control.py",
+    # hypothesis's property tests: CPU-bound, 40-100 s each under load
+    "tests/bench/test_submit_path.py",
+    "tests/bench/test_startup.py",
+    "tests/cli/test_json_block_fast.py",
 )
 
 
