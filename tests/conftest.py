@@ -11,16 +11,18 @@ fixture); a module that starts daemons by other means carries ``pytestmark = pyt
 ``root`` marks tests that need root (other users, multi-user mode): they skip without it.
 
 Parallel by default: with pytest-xdist (the ``test`` extra) and no ``-n`` given, the run is spread
-over :data:`DEFAULT_WORKERS` workers, a whole test file to a worker (``--dist loadfile``: a module's
-cluster fixtures start once, and the fidelity replay, a chain of cases run as the same users, stays
-in order in one worker; xdist hands out the files with the most tests first, so the replay starts
-at once).  Most of a cluster test's time is waiting for PBS's own timing (scheduler cycles, hook
-alarms, the replay's pace), not CPU, so more workers than cores pay (docs/testing.md).  Each worker
-has its own session cluster.  ``-n 0`` (or ``-p no:xdist``) runs everything in one process.
+over :data:`DEFAULT_WORKERS` workers by :class:`FileOrGroupScheduling`: a whole test file to a
+worker (as ``--dist loadfile``: a module's cluster fixtures start once), except the fidelity
+replay, whose chains (tests/fidelity/harness/chains.py), each a run of cases whose cluster state
+carries from one to the next, go to a worker each, in order, side by side.  The chains are handed
+out first, then the longest files (tests/scheduling.py).
+Most of a cluster test's time is waiting for PBS's own timing (scheduler cycles, hook alarms, the
+replay's pace), not CPU, so more workers than cores pay (docs/testing.md).  Each worker has its own
+session cluster.  ``-n 0`` (or ``-p no:xdist``) runs everything in one process.
 """
 import os
 import re
-from typing import List, Optional
+from typing import Any, List, Optional
 
 import pytest
 
@@ -62,16 +64,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                           '(psijpbs/README.md, "Validating on a real PBS").')
 
 
-# Measured on the 2-core machine (docs/testing.md): the waits, not the cores, bound the run.
-DEFAULT_WORKERS = 4
+# Measured on the 2-core machine (docs/testing.md): the waits, not the cores, bound the run; with
+# the replay's chains side by side the run ends when the workers' shares do.
+DEFAULT_WORKERS = 6
+
+
+# Set on the controller's config when it chose the distribution (no --dist given).
+_OWN_SCHEDULER = "_psijpbs_file_or_group"
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
-    """Without ``-n``: ``-n DEFAULT_WORKERS``; with workers and no ``--dist``: ``loadfile`` (the
-    replay's chain stays on one worker; ``loadgroup`` keeps it too, by its ``xdist_group``).
-    Only where xdist is installed, and never in a worker (its controller decided), a
-    collect-only run or under ``--pdb``."""
+    """Without ``-n``: ``-n DEFAULT_WORKERS``; with workers and no ``--dist``:
+    :class:`FileOrGroupScheduling` (``loadfile``, but the replay's chains apart).  An explicit
+    ``--dist`` is kept (``loadfile`` replays the replay's chains one after the other on one
+    worker; ``load`` would split them: do not use it).  Only where xdist is installed, and never in
+    a worker (its controller decided), a collect-only run or under ``--pdb``."""
     if not config.pluginmanager.hasplugin("xdist") or hasattr(config, "workerinput"):
         return
     if config.getoption("collectonly") or config.getoption("usepdb", False):
@@ -80,6 +88,15 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         config.option.numprocesses = DEFAULT_WORKERS
     if config.option.numprocesses and config.getoption("dist", "no") == "no":
         config.option.dist = "loadfile"
+        setattr(config, _OWN_SCHEDULER, True)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """The default distribution (pytest_cmdline_main): :class:`FileOrGroupScheduling`."""
+    if not getattr(config, _OWN_SCHEDULER, False):
+        return None
+    from .scheduling import FileOrGroupScheduling
+    return FileOrGroupScheduling(config, log)
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

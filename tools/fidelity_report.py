@@ -20,7 +20,7 @@ from typing import List
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from fidelity.harness.cases import RELEASE_PREFIXES  # noqa: E402
-from fidelity.harness.replay import Outcome, Replayer  # noqa: E402
+from fidelity.harness.replay import Outcome, chain_replayers  # noqa: E402
 from fidelity.harness.report import format_table, tally, time_profile, verdict  # noqa: E402
 from fidelity.known_differences import KNOWN_DIFFERENCES, OPEN_GAPS, TIMING_SNAPSHOTS  # noqa: E402
 
@@ -44,8 +44,11 @@ def main(argv: List[str]) -> int:
     known = dict(KNOWN_DIFFERENCES, **TIMING_SNAPSHOTS)
     sets = ["release", "extra"] if args.set == "all" else [args.set]
     outcomes: List[Outcome] = []
-    for set_name in sets:
-        replayer = Replayer(set_name, dict(known, **OPEN_GAPS))
+    # each chain of a set (tests/fidelity/harness/chains.py) in turn, on its own cluster
+    replayers = [replayer for set_name in sets
+                 for replayer in chain_replayers(set_name, dict(known, **OPEN_GAPS))]
+    for replayer in replayers:
+        set_name = replayer.set_name
         try:
             for case in replayer.cases():
                 if set_name == "release" and case.prefix not in RELEASE_PREFIXES:

@@ -7,11 +7,12 @@ only the extra set (483 cases with its log excerpts, opt-in; .ci/run's EXTRA_FID
 command line when pytest is pointed at tests/fidelity; otherwise use the environment variable.
 """
 import os
-from typing import Callable, Dict, Iterator, List, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
 from .harness.cases import Case
+from .harness.chains import chain_plans
 from .harness.replay import Outcome, Replayer
 from .harness.report import format_table, tally, verdict
 from .known_differences import KNOWN_DIFFERENCES, OPEN_GAPS, TIMING_SNAPSHOTS
@@ -52,15 +53,19 @@ def selected_sets(config: pytest.Config) -> Tuple[str, ...]:
 
 
 @pytest.fixture(scope="session")
-def fidelity_replayer(request: pytest.FixtureRequest) -> Iterator[Callable[[str], Replayer]]:
-    """Replayer per set, created on first use; every cluster is stopped at the end."""
+def fidelity_replayer(
+        request: pytest.FixtureRequest) -> Iterator[Callable[[str, Optional[str]], Replayer]]:
+    """Replayer per chain of a set (harness/chains.py; ``None``: the set's first chain),
+    created on first use; every cluster is stopped at the end."""
     replayers: Dict[str, Replayer] = {}
 
-    def get(set_name: str) -> Replayer:
-        if set_name not in replayers:
-            replayers[set_name] = Replayer(
-                set_name, dict(KNOWN_DIFFERENCES, **TIMING_SNAPSHOTS, **OPEN_GAPS))
-        return replayers[set_name]
+    def get(set_name: str, chain_name: Optional[str] = None) -> Replayer:
+        name = chain_name or set_name
+        if name not in replayers:
+            chain = next(c for c in chain_plans(set_name) if c.name == name)
+            replayers[name] = Replayer(
+                set_name, dict(KNOWN_DIFFERENCES, **TIMING_SNAPSHOTS, **OPEN_GAPS), chain=chain)
+        return replayers[name]
 
     try:
         yield get

@@ -18,7 +18,8 @@ The capture ran on host ``vm``: server and one node ``vm`` (ncpus=2), users ``pb
 
 Without root, every command runs as the invoking user (standing for ``pbsuser``, with a scratch
 home ``/tmp/fphXXXXX`` so that the user's own home is never written) and the cases of other users
-are skipped.
+are skipped.  A later chain of a set (chains.py), replayed while the first chain holds the golden
+users' homes, gives ``pbsuser`` and ``pbsuser2`` such scratch homes too, owned by them.
 """
 import atexit
 import json
@@ -108,9 +109,12 @@ def _unique_path(prefix: str, length: int) -> Path:
 class FidelityEnv:
     """One fake cluster set up like the capture machine, for one transcript set."""
 
-    def __init__(self, set_name: str, server_name: str = "vm") -> None:
+    def __init__(self, set_name: str, server_name: str = "vm", first_job_seq: Optional[int] = None,
+                 own_homes: bool = False) -> None:
         self.set_name = set_name
         self.server_name = server_name
+        self.first_job_seq = (FIRST_JOB_SEQ.get(set_name, 0) if first_job_seq is None
+                              else first_job_seq)
         self.is_root = os.geteuid() == 0
         self.users_problem = ensure_users() if self.is_root else (
             "not running as root: cross-user cases need pbsuser and pbsuser2")
@@ -120,7 +124,10 @@ class FidelityEnv:
         self.hooks = self.workdir / "hooks"
         self.bin_shim = _unique_path("/tmp/fpb", len("/opt/pbs/bin"))
         self.sbin_shim = _unique_path("/tmp/fps", len("/opt/pbs/sbin"))
-        self.home_shim = _unique_path("/tmp/fph", len("/home/pbsuser"))
+        # Scratch homes standing for /home/<user>, of its length (see _accounts).
+        self.home_shims = {golden: _unique_path("/tmp/fph", len("/home/" + golden))
+                           for golden in GOLDEN_USERS}
+        self.own_homes = own_homes or not self.is_root
         self.accounts = self._accounts()
         self.started = False
         self.locked = False
@@ -139,11 +146,12 @@ class FidelityEnv:
             else:
                 continue
             home = entry.pw_dir
-            if not self.is_root:
-                # The invoking user's own home is never written: a scratch home stands for
-                # /home/pbsuser (scripts, submissions, output files), of the same length so that
-                # qstat -f wraps PBS_O_HOME and PBS_O_WORKDIR at the same columns.
-                home = str(self.home_shim)
+            if self.own_homes and golden != "root":
+                # The invoking user's own home (or the golden users', which another replay may
+                # hold) is never written: a scratch home stands for /home/<user> (scripts,
+                # submissions, output files), of the same length so that qstat -f wraps
+                # PBS_O_HOME and PBS_O_WORKDIR at the same columns.
+                home = str(self.home_shims[golden])
             accounts[golden] = Account(golden, entry.pw_name, entry.pw_uid, entry.pw_gid, home)
         return accounts
 
@@ -164,7 +172,8 @@ class FidelityEnv:
                 if path.is_file():
                     shutil.copy(path, self.hooks / path.name)
         user = self.accounts.get("pbsuser")
-        if self.is_root and self.users_problem is None and user is not None:
+        if self.is_root and self.users_problem is None and user is not None \
+                and not self.own_homes:
             HomeLock.acquire(user.home, user.uid, user.gid)  # the homes are shared: homelock.py
             self.locked = True
         for account in self.accounts.values():
@@ -181,6 +190,8 @@ class FidelityEnv:
     def _prepare_home(self, account: Account) -> None:
         home = Path(account.home)
         home.mkdir(mode=0o755, exist_ok=True)
+        if self.is_root and account.home != "/home/" + account.golden:
+            os.chown(home, account.uid, account.gid)  # a scratch home: the user's, as its own
         if (home / USER_MARKER).exists():
             for entry in home.iterdir():  # a created test user: start from a clean home
                 if not entry.name.startswith("."):
@@ -211,7 +222,7 @@ class FidelityEnv:
         # site resource (the capture server had PBS's built-ins only: no ngpus, n02).
         self.home.mkdir(mode=0o755, exist_ok=True)
         (self.home / "cluster.json").write_text(
-            json.dumps({"first_job_seq": FIRST_JOB_SEQ.get(self.set_name, 0),
+            json.dumps({"first_job_seq": self.first_job_seq,
                         "site_resources": []}))
         done = subprocess.run(
             [sys.executable, str(FAKE_BIN / "fake-pbs"), "start", "--server-name",
@@ -238,7 +249,7 @@ class FidelityEnv:
                     break
                 time.sleep(0.4)
             self.started = False
-        for shim in (self.bin_shim, self.sbin_shim, self.home_shim):
+        for shim in (self.bin_shim, self.sbin_shim, *self.home_shims.values()):
             if shim.is_symlink():
                 shim.unlink()
             elif shim.is_dir():
@@ -265,8 +276,11 @@ class FidelityEnv:
                                 "%s/server_priv/accounting/%s" % (spool, today))
         text = text.replace(GOLDEN_SPOOL, spool).replace(GOLDEN_HOOKS, str(self.hooks))
         for account in self.accounts.values():
+            golden_home = "/home/" + account.golden
+            if account.golden != "root" and account.home != golden_home:
+                # not /home/pbsuser2 for pbsuser's
+                text = re.sub(r"%s(?![\w.-])" % re.escape(golden_home), account.home, text)
             if account.name != account.golden:
-                text = text.replace("/home/" + account.golden, account.home)
                 # the user named in a command (qstat -u pbsuser) is the one standing for it
                 text = re.sub(r"(?<![\w/.-])%s(?![\w.-])" % re.escape(account.golden),
                               account.name, text)

@@ -52,7 +52,7 @@ _MOM_FILTER = (_MOM_NOISE + r"|;Svr;pbs_python;(-->|sys.modules|BEGIN|DONE)|_pbs
 _F_HOOKS = ("pro_reject", "abort_log", "end_log")
 
 # replay.sh's f section, as it ran before section g (the f cases in the set are replay_f.sh's).
-_FIRST_F_RUN: List[Step] = [
+FIRST_F_RUN: List[Step] = [
     Run("root", " && ".join(
         "qmgr -c 'create hook %s event=%s' && qmgr -c 'import hook %s application/x-python "
         "default /srv/hooks/%s.py'" % (name, event, name, name) for name, event in zip(
@@ -125,7 +125,7 @@ RELEASE_BEFORE: Dict[str, List[Step]] = {
     # release set skips); replay_f.sh recaptured the f cases at 19:59.  Its hooks, disabled
     # just before g01, give g11 its hook-sync lines (end_log.HK's copy still pending when the
     # victim runs).
-    "g01_create_express_queue": _FIRST_F_RUN,
+    "g01_create_express_queue": FIRST_F_RUN,
     "g06_qsub_express": [Wait("19.vm", "R", 20, "waitstate $V R 20"),
                          Run("pbsuser", "sleep 2", "", "replay.sh: sleep 2 (the victim runs 2 s;"
                              " PBS shows its session_id, g08)")],
