@@ -170,7 +170,7 @@ SERVER: Dict[str, Row] = {
     "backfill_depth": missing(SCHED_DIFF + ": top jobs and the backfill calendar"),
     "job_requeue_timeout": behaves("server/req_rerun.c:req_rerunjob (timeout)",
                                    "tests/docs/test_coverage_behaviours.py::"
-                                   "test_job_requeue_timeout_is_read_as_pbs_decodes_it"),
+                                   "test_job_requeue_timeout_bounds_a_qrerun_reply"),
     "python_restart_max_hooks": stored("each hook runs in its own python3, so there is no "
                                        "long-lived interpreter to restart"),
     "python_restart_max_objects": stored("each hook runs in its own python3, so there is no "
@@ -529,8 +529,9 @@ JOB: Dict[str, Row] = {
     "credential_id": stored(NO_KRB),
     "credential_validity": stored(NO_KRB),
     "create_resv_from_job": in_progress(RESV_HELPER),
-    "max_run_subjobs": missing("the scheduler's cap on an array's running subjobs "
-                               "(qsub -J 1-10%2); refused"),
+    "max_run_subjobs": behaves("scheduler/check.cpp:is_ok_to_run (MAX_RUN_SUBJOBS)",
+                               "tests/docs/test_coverage_behaviours.py::"
+                               "test_max_run_subjobs_caps_the_running_subjobs"),
 }
 
 NOT_ON_LINE = ("not on sched_config's default resources: line, so PBS's scheduler does not "
