@@ -76,8 +76,8 @@ def render() -> str:
             if row is None:
                 lines.append("| %s | %s | **no state** | |" % (name, kind))
                 continue
-            lines.append("| %s | %s | %s | %s |" % (_cell(name), kind, row.state,
-                                                     _describe(row)))
+            cells = (_cell(name), kind, row.state, _describe(row))
+            lines.append("| %s | %s | %s | %s |" % cells)
         lines.append("")
     return "\n".join(lines)
 

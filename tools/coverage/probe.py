@@ -40,12 +40,11 @@ def figures() -> List[Tuple[str, Figures]]:
 
 
 def main() -> None:
-    print("%-12s %6s %8s %7s %13s %12s" % ("object", "total", "behaves", "stored",
-                                            "not modelled", "in progress"))
+    line = "%-12s %6s %8s %7s %13s %12s"
+    print(line % ("object", "total", "behaves", "stored", "not modelled", "in progress"))
     for obj, counts in figures():
-        print("%-12s %6d %8d %7d %13d %12d" % (obj, counts["total"], counts[BEHAVES],
-                                                counts[STORED], counts[NOT_MODELLED],
-                                                counts["in progress"]))
+        print(line % (obj, counts["total"], counts[BEHAVES], counts[STORED],
+                      counts[NOT_MODELLED], counts["in progress"]))
 
 
 if __name__ == "__main__":

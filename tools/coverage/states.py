@@ -39,9 +39,11 @@ MULTINODE = "multinode"
 
 T_STATUS = "tests/server/test_jobs_e2e.py::test_queue_and_server_status"
 T_SCHED_OFF = "tests/sched/test_cycle.py::test_scheduling_false_runs_nothing"
-T_HIST = "tests/server/test_history_purge.py::test_jobs_expire_exactly_when_their_duration_has_passed"
+T_HIST = ("tests/server/test_history_purge.py::"
+          "test_jobs_expire_exactly_when_their_duration_has_passed")
 T_ACL_USER = "tests/security/test_server_access.py::test_queue_user_acl_is_enforced_at_qsub"
-T_ACL_GH = "tests/security/test_server_access.py::test_queue_group_and_host_acls_are_enforced_at_qsub"
+T_ACL_GH = ("tests/security/test_server_access.py::"
+            "test_queue_group_and_host_acls_are_enforced_at_qsub")
 T_SRV_ACL = ("tests/security/test_server_access.py::"
              "test_server_user_acl_refuses_every_request_of_an_unlisted_user")
 T_MANAGER = "tests/security/test_privileges.py::test_a_listed_manager_manages"
@@ -52,7 +54,8 @@ T_PLACE = "tests/sched/test_placement.py::test_two_cpu_chunk_on_one_host"
 T_GPU = "tests/sched/test_placement.py::test_gpus_short_now_and_forever"
 T_HOSTRES = "tests/sched/test_placement.py::test_host_resource_selects_the_node"
 T_MEMREASON = "tests/sched/test_placement.py::test_memory_reasons_print_sizes"
-T_ASSIGNED = "tests/server/test_assigned.py::test_only_server_assigned_resources_and_no_array_parent"
+T_ASSIGNED = ("tests/server/test_assigned.py::"
+              "test_only_server_assigned_resources_and_no_array_parent")
 T_INVARIANT = "tests/sched/test_invariants.py::test_assigned_never_exceeds_available"
 T_ROUTE = "tests/sched/test_cycle.py::test_stopped_and_route_queues_are_skipped"
 T_PREEMPT = "tests/sched/test_preempt.py::test_preempt_sort_and_queue_prio"
@@ -237,7 +240,8 @@ QUEUE: Dict[str, Row] = {
     "resources_available": missing("queue-level resource pools for the scheduler; refused"),
     "resources_assigned": behaves("server/req_runjob.c:set_resc_assigned", T_ASSIGNED),
     "kill_delay": behaves("resmom/requests.c:req_signaljob / mom kill_job (SIGTERM then "
-                          "SIGKILL)", "tests/mom/test_exec.py::test_termjob_escalates_to_sigkill_265"),
+                          "SIGKILL)", "tests/mom/test_exec.py::"
+                                      "test_termjob_escalates_to_sigkill_265"),
     "max_user_run": in_progress(LIMITS),
     "max_group_run": in_progress(LIMITS),
     "max_run": in_progress(LIMITS),
@@ -291,7 +295,8 @@ NODE: Dict[str, Row] = {
     "resources_available": behaves("scheduler/node_info.cpp:query_node_info; check_spec.cpp",
                                    T_PLACE, T_GPU),
     "resources_assigned": behaves("server/node_manager.c:update_job_node_rassn", T_INVARIANT,
-                                  "tests/sched/test_placement.py::test_slot_index_follows_running_jobs"),
+                                  "tests/sched/test_placement.py::"
+                                  "test_slot_index_follows_running_jobs"),
     "queue": missing("a vnode tied to one queue's jobs; refused"),
     "comment": behaves("scheduler and server node comments (node_manager.c:set_vnode_state)",
                        "tests/cli/test_pbsnodes.py::test_summaries_of_an_offline_node"),
@@ -315,7 +320,8 @@ NODE: Dict[str, Row] = {
     "partition": missing("scheduler partitions (multi-sched); refused"),
     "poweroff_eligible": stored(PBS_STORES + " (a power hook reads it)"),
     "last_state_change_time": behaves("server/node_manager.c:set_vnode_state",
-                                      "tests/server/test_request_log.py::test_set_vnode_state_lines"),
+                                      "tests/server/test_request_log.py::"
+                                      "test_set_vnode_state_lines"),
     "last_used_time": stored(STATUS + " (when the vnode last ended a job)"),
 }
 
@@ -386,7 +392,8 @@ JOB: Dict[str, Row] = {
     "server": behaves("server/req_quejob.c:req_quejob", T_DEFAULTS),
     "Account_Name": behaves("server/accounting.c:acct_job", T_ACCT),
     "Checkpoint": behaves("scheduler/prev_job_info / fifo.cpp:preempt_job (C needs a "
-                          "checkpointable job)", "tests/sched/test_preempt.py::test_usable_methods"),
+                          "checkpointable job)", "tests/sched/test_preempt.py::"
+                                                 "test_usable_methods"),
     "ctime": behaves("server/req_quejob.c:req_quejob", T_DEFAULTS),
     "depend": behaves("server/req_register.c:depend_on_que, depend_on_term",
                       "tests/server/test_jobs_e2e.py::test_dependency_afterok"),
@@ -404,9 +411,11 @@ JOB: Dict[str, Row] = {
     "exec_vnode_deallocated": missing(UNKNOWN_HERE),
     "exec_vnode_orig": missing(UNKNOWN_HERE),
     "Execution_Time": behaves("server/svr_jobfunc.c:job_wait_over (state W)",
-                              "tests/sched/test_cycle.py::test_execution_time_in_future_is_skipped"),
+                              "tests/sched/test_cycle.py::"
+                              "test_execution_time_in_future_is_skipped"),
     "group_list": behaves("server/geteusernam.c:set_objexid (egroup)",
-                          "tests/security/test_identity.py::test_own_user_and_login_group_are_accepted"),
+                          "tests/security/test_identity.py::"
+                          "test_own_user_and_login_group_are_accepted"),
     "Hold_Types": behaves("server/req_holdjob.c:req_holdjob, req_releasejob",
                           "tests/server/test_jobs_e2e.py::test_hold_release_runs"),
     "interactive": in_progress(INTERACTIVE),
@@ -421,7 +430,8 @@ JOB: Dict[str, Row] = {
     "Output_Path": behaves("resmom/start_exec.c:std_file_name",
                            "tests/mom/test_exec.py::test_join_oe_and_output_directory"),
     "Priority": behaves("scheduler: job_priority is no sort key in the default sched_config",
-                        "tests/sched/test_cycle.py::test_job_priority_is_not_a_sort_key_by_default"),
+                        "tests/sched/test_cycle.py::"
+                        "test_job_priority_is_not_a_sort_key_by_default"),
     "qtime": behaves("server/req_quejob.c (qtime; FIFO order)",
                      "tests/sched/test_cycle.py::test_fifo_by_submission"),
     "Remove_Files": missing("removal of the output files after delivery (-R); refused"),
@@ -444,7 +454,8 @@ JOB: Dict[str, Row] = {
     "sandbox": behaves("resmom/start_exec.c (PRIVATE sandbox)",
                        "tests/mom/test_exec.py::test_private_sandbox"),
     "jobdir": behaves("resmom/start_exec.c (jobdir)",
-                      "tests/server/test_sandbox_jobdir.py::test_start_event_sets_the_sandbox_jobdir"),
+                      "tests/server/test_sandbox_jobdir.py::"
+                      "test_start_event_sets_the_sandbox_jobdir"),
     "stagein": in_progress(STAGING),
     "stageout": in_progress(STAGING),
     "substate": behaves("server/svr_jobfunc.c:svr_setjobstate", T_FINISHED),
@@ -456,7 +467,8 @@ JOB: Dict[str, Row] = {
     "euser": behaves("server/geteusernam.c:set_objexid",
                      "tests/mom/test_exec.py::test_job_runs_as_its_owner"),
     "egroup": behaves("server/geteusernam.c:set_objexid",
-                      "tests/security/test_identity.py::test_own_user_and_login_group_are_accepted"),
+                      "tests/security/test_identity.py::"
+                      "test_own_user_and_login_group_are_accepted"),
     "hashname": stored(INTERNAL + " (file names of the job's records)"),
     "hop_count": stored(INTERNAL),
     "queue_rank": stored(INTERNAL + " (the fake orders by qtime and id)"),
@@ -469,7 +481,8 @@ JOB: Dict[str, Row] = {
     "alt_id": stored(STATUS + " (a mom's alternate id; Linux moms set none)"),
     "alt_id2": missing(UNKNOWN_HERE),
     "etime": behaves("server/svr_jobfunc.c:svr_setjobstate (eligible since)",
-                     "tests/server/test_accounting.py::test_q_record_names_dependencies_after_etime"),
+                     "tests/server/test_accounting.py::"
+                     "test_q_record_names_dependencies_after_etime"),
     "reserve_ID": in_progress(RESV_HELPER),
     "last_context_refresh": stored(INTERNAL),
     "gridname": stored(PBS_STORES),
@@ -601,17 +614,20 @@ HOOK: Dict[str, Row] = {
     "type": behaves("server/hook_func.c (site hooks via hook, PBS hooks via pbshook)",
                     "tests/cli/test_qmgr_golden.py::test_extra_hook_attribute_cases"),
     "user": behaves("server/hook_func.c; resmom/mom_hook_func.c (pbsuser hooks run as the "
-                    "job owner)", "tests/hooks/test_runas.py::test_pbsuser_hooks_run_as_the_job_owner"),
+                    "job owner)", "tests/hooks/test_runas.py::"
+                                  "test_pbsuser_hooks_run_as_the_job_owner"),
     "enabled": behaves("server/hook_func.c (disabled hooks are skipped)",
                        "tests/docs/test_coverage_behaviours.py::test_disabled_hooks_do_not_run"),
     "debug": stored("PBS writes hook input/output debug files with it; not modelled there "
                     "either way, the value is shown as PBS shows it"),
     "event": behaves("server/hook_func.c (events a hook runs for)",
-                     "tests/mom/test_hookpoints.py::test_prologue_reject_requeues_and_aborts_before_end"),
+                     "tests/mom/test_hookpoints.py::"
+                     "test_prologue_reject_requeues_and_aborts_before_end"),
     "order": behaves("server/hook_func.c:insert_hook_sort_order",
                      "tests/docs/test_coverage_behaviours.py::test_hooks_run_in_ascending_order"),
     "alarm": behaves("src/lib/Libpython (hook alarm)",
-                     "tests/hooks/test_runner.py::test_alarm_kills_the_hook_and_keeps_earlier_messages"),
+                     "tests/hooks/test_runner.py::"
+                     "test_alarm_kills_the_hook_and_keeps_earlier_messages"),
     "freq": behaves("server/hook_func.c (periodic hooks every freq seconds)",
                     "tests/fidelity/test_replay.py::test_golden_case[m08b]"),
     "fail_action": missing("what a failed execjob_begin/prologue/exechost_startup hook does to "
@@ -638,7 +654,8 @@ for _name in _RESV_NAMES:
 #: the attributes of a resource definition (``qmgr -c 'create resource NAME type=T, flag=F'``)
 RESOURCE_DEF: Dict[str, Row] = {
     "type": behaves("server/resc_def.c / req_manager.c (a site resource's value type)",
-                    "tests/server/test_site_resources.py::test_ngpus_is_unknown_until_the_site_creates_it"),
+                    "tests/server/test_site_resources.py::"
+                    "test_ngpus_is_unknown_until_the_site_creates_it"),
     "flag": behaves("scheduler: flags h and n make a host-level consumable",
                     T_GPU),
 }

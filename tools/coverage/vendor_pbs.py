@@ -82,7 +82,8 @@ def _type(block: str) -> str:
 
 def main() -> None:
     root = Path(sys.argv[1] if len(sys.argv) > 1 else "/work/openpbs-src")
-    print("# object\tattribute\ttype  (OpenPBS 23.06 definition tables; tools/coverage/vendor_pbs.py)")
+    print("# object\tattribute\ttype  (OpenPBS 23.06 definition tables; "
+          "tools/coverage/vendor_pbs.py)")
     for obj, name, kind in rows(root):
         print("%s\t%s\t%s" % (obj, name, kind))
 
