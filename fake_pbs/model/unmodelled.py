@@ -21,7 +21,7 @@ REFUSED: Dict[str, Dict[str, FrozenSet[str]]] = {
     "server": {
         "require_cred_enable": _FALSE, "require_cred": _NONE, "node_group_enable": _FALSE,
         "node_group_key": _NONE, "job_sort_formula": _NONE, "eligible_time_enable": _FALSE,
-        "backfill_depth": _NONE, "jobscript_max_size": _NONE,
+        "backfill_depth": _NONE,
         "restrict_res_to_release_on_suspend": _NONE, "show_hidden_attribs": _FALSE,
     },
     "queue": {

@@ -132,3 +132,18 @@ def test_query_other_jobs_false_hides_other_users_jobs(rig: Rig) -> None:
     assert done.returncode == 0, done.stderr
     assert _listed(rig, "pbsuser2") == [mine]
     assert _listed(rig, "root") == [theirs, mine]
+
+
+def test_jobscript_max_size_refuses_a_larger_script(fake_pbs: FakeCluster) -> None:
+    """A script over the server's ``jobscript_max_size`` is refused with 15175 and no job is
+    made (req_quejob.c req_jobscript, pbs_messages.c msg_jobscript_max_size); a manager may set
+    at most 2gb (svr_func.c action_jobscript_max_size, 15176)."""
+    fake_pbs.qmgr("set server jobscript_max_size = 1kb")
+    script = "#!/bin/sh\n" + "# padding\n" * 120 + "true\n"
+    done = fake_pbs.run(["qsub"], input=script)
+    assert (done.returncode, done.stderr) == (
+        15175 % 256, "qsub: jobscript size exceeded the jobscript_max_size\n")
+    assert fake_pbs.call("statjob", id=None, extend="x") == []
+    assert fake_pbs.run(["qsub"], input="#!/bin/sh\ntrue\n").returncode == 0
+    too_big = fake_pbs.run(["qmgr", "-c", "set server jobscript_max_size = 3gb"])
+    assert too_big.returncode != 0 and "jobscript max size exceeds 2GB" in too_big.stderr

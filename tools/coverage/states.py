@@ -182,7 +182,10 @@ SERVER: Dict[str, Row] = {
                                           "long-lived interpreter to restart"),
     "queued_jobs_threshold": in_progress(LIMITS),
     "queued_jobs_threshold_res": in_progress(LIMITS),
-    "jobscript_max_size": missing("the largest job script the server takes; refused"),
+    "jobscript_max_size": behaves("server/req_quejob.c:req_jobscript; "
+                                  "svr_func.c:action_jobscript_max_size",
+                                  "tests/docs/test_coverage_behaviours.py::"
+                                  "test_jobscript_max_size_refuses_a_larger_script"),
     "restrict_res_to_release_on_suspend": missing("suspended jobs give back all their "
                                                   "resources here; refused"),
     "power_provisioning": stored("no write right (15003); " + NO_POWER),
