@@ -1,14 +1,12 @@
 """Behaviours docs/coverage.md names that no other test pinned: each test names the PBS rule and
 its OpenPBS source (issue 22)."""
 import time
-from typing import Iterator, List
-
-import pytest
+from typing import List
 
 from fake_pbs.model.hooks import Hook, ordered_hooks
 from fake_pbs.testing import FakeCluster
 
-from ..reliability.rig import Rig, need_users
+from ..reliability.rig import Rig
 from ..sched.sched_helpers import cycle, job, node, running
 
 
@@ -104,17 +102,6 @@ def test_scheduler_iteration_sets_the_timed_cycle(fake_pbs: FakeCluster) -> None
     jobid = fake_pbs.qsub("true")
     fake_pbs.sh("pbsnodes", "-r", names[0])
     fake_pbs.wait(jobid, "RF", timeout=20)
-
-
-@pytest.fixture
-def rig() -> Iterator[Rig]:
-    need_users()
-    cluster = Rig()
-    try:
-        cluster.start()
-        yield cluster
-    finally:
-        cluster.close()
 
 
 def _listed(rig: Rig, user: str) -> List[str]:

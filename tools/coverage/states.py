@@ -68,29 +68,33 @@ T_ACCT = "tests/server/test_accounting.py::test_account_and_spaced_project_are_q
 T_SELECT = "tests/sched/test_select.py::test_chunks_are_summed_and_counted"
 T_QSIG = "tests/server/test_job_control_rules.py::test_qsig_rules"
 
+# Rows several objects share (the same rule, on the server and on queues or the scheduler).
+TOTAL_JOBS = behaves("server/req_stat.c:update_state_ct", T_STATUS)
+STATE_COUNT = behaves("server/req_stat.c:update_state_ct",
+                      "tests/server/test_units.py::test_state_count_text")
+ITERATION = behaves("server/sched_func.c:action_sched_iteration",
+                    "tests/docs/test_coverage_behaviours.py::"
+                    "test_scheduler_iteration_sets_the_timed_cycle")
+REQUIRE_CRED = missing("Kerberos credential type; refused (require_cred_enable is)")
+NODE_GROUPS = missing(SCHED_DIFF + ": placement by node groups")
+FORMULA = missing(SCHED_DIFF + ": job order by formula")
+BACKFILL = missing(SCHED_DIFF + ": top jobs and the backfill calendar")
+
+# The run and queue limits of the server and of queues (the limits branch implements them).
+LIMIT_ROWS: Dict[str, Row] = {name: in_progress(LIMITS) for name in (
+    "max_running", "max_queued", "max_queued_res", "max_run", "max_run_res", "max_run_soft",
+    "max_run_res_soft", "max_user_run", "max_group_run", "max_user_res", "max_group_res",
+    "max_user_run_soft", "max_group_run_soft", "max_user_res_soft", "max_group_res_soft",
+    "queued_jobs_threshold", "queued_jobs_threshold_res")}
+
 SERVER: Dict[str, Row] = {
+    **LIMIT_ROWS,
     "server_state": behaves("server/req_stat.c:status_attrib (encode_svrstate)", T_STATUS),
     "server_host": behaves("server/pbsd_init.c:pbsd_init", T_STATUS),
     "scheduling": behaves("server/sched_func.c:action_sched_scheduling; run_sched.c", T_SCHED_OFF),
-    "max_running": in_progress(LIMITS),
-    "max_queued": in_progress(LIMITS),
-    "max_queued_res": in_progress(LIMITS),
-    "max_run": in_progress(LIMITS),
-    "max_run_res": in_progress(LIMITS),
-    "max_run_soft": in_progress(LIMITS),
-    "max_run_res_soft": in_progress(LIMITS),
-    "max_user_run": in_progress(LIMITS),
-    "max_group_run": in_progress(LIMITS),
-    "max_user_res": in_progress(LIMITS),
-    "max_group_res": in_progress(LIMITS),
-    "max_user_run_soft": in_progress(LIMITS),
-    "max_group_run_soft": in_progress(LIMITS),
-    "max_user_res_soft": in_progress(LIMITS),
-    "max_group_res_soft": in_progress(LIMITS),
     "pnames": stored(PBS_STORES + " (pbsnodes prints it)"),
-    "total_jobs": behaves("server/req_stat.c:update_state_ct", T_STATUS),
-    "state_count": behaves("server/req_stat.c:update_state_ct",
-                           "tests/server/test_units.py::test_state_count_text"),
+    "total_jobs": TOTAL_JOBS,
+    "state_count": STATE_COUNT,
     "acl_host_enable": stored("PBS always admits its own host; every client of the fake is on "
                               "it (docs/differences.md)"),
     "acl_hosts": stored("PBS always admits its own host; every client of the fake is on it "
@@ -125,9 +129,7 @@ SERVER: Dict[str, Row] = {
     "resources_assigned": behaves("server/req_runjob.c:set_resc_assigned", T_ASSIGNED),
     "resources_cost": stored(PBS_STORES),
     "system_cost": stored(PBS_STORES),
-    "scheduler_iteration": behaves("server/sched_func.c:action_sched_iteration",
-                                   "tests/docs/test_coverage_behaviours.py::"
-                                   "test_scheduler_iteration_sets_the_timed_cycle"),
+    "scheduler_iteration": ITERATION,
     "comment": stored("PBS only stores a server's comment for display"),
     "default_node": stored(PBS_STORES + " (obsolete)"),
     "node_pack": stored(PBS_STORES + " (obsolete)"),
@@ -141,9 +143,9 @@ SERVER: Dict[str, Row] = {
                                 "fake's behaviour, is never changed by a test"),
     "require_cred_enable": missing("Kerberos credentials required at submission; refused when "
                                    "set true"),
-    "require_cred": missing("Kerberos credential type; refused (require_cred_enable is)"),
-    "node_group_enable": missing(SCHED_DIFF + ": placement by node groups"),
-    "node_group_key": missing(SCHED_DIFF + ": placement by node groups"),
+    "require_cred": REQUIRE_CRED,
+    "node_group_enable": NODE_GROUPS,
+    "node_group_key": NODE_GROUPS,
     "default_qdel_arguments": stored("qdel's only default argument is -Wsuppress_email, and no "
                                      "mail is sent here"),
     "default_qsub_arguments": in_progress(LIMITS),
@@ -156,7 +158,7 @@ SERVER: Dict[str, Row] = {
     "license_count": stored(STATUS + "; OpenPBS counts no licenses"),
     "pbs_version": behaves("server/pbsd_init.c", "tests/cli/test_job_control.py::"
                            "test_version_everywhere"),
-    "job_sort_formula": missing(SCHED_DIFF + ": job order by formula"),
+    "job_sort_formula": FORMULA,
     "eligible_time_enable": missing("eligible-time accrual (accrue_type, eligible_time); "
                                     "refused when set true"),
     "reserve_retry_time": in_progress(RESV_HELPER),
@@ -170,7 +172,7 @@ SERVER: Dict[str, Row] = {
                                             + NO_TOPJOB),
     "provision_timeout": stored(INTERNAL + "; " + NO_PROVISION),
     "resv_post_processing_time": in_progress(RESV_HELPER),
-    "backfill_depth": missing(SCHED_DIFF + ": top jobs and the backfill calendar"),
+    "backfill_depth": BACKFILL,
     "job_requeue_timeout": behaves("server/req_rerun.c:req_rerunjob (timeout)",
                                    "tests/docs/test_coverage_behaviours.py::"
                                    "test_job_requeue_timeout_bounds_a_qrerun_reply"),
@@ -180,8 +182,6 @@ SERVER: Dict[str, Row] = {
                                          "long-lived interpreter to restart"),
     "python_restart_min_interval": stored("each hook runs in its own python3, so there is no "
                                           "long-lived interpreter to restart"),
-    "queued_jobs_threshold": in_progress(LIMITS),
-    "queued_jobs_threshold_res": in_progress(LIMITS),
     "jobscript_max_size": behaves("server/req_quejob.c:req_jobscript; "
                                   "svr_func.c:action_jobscript_max_size",
                                   "tests/docs/test_coverage_behaviours.py::"
@@ -208,16 +208,13 @@ SERVER: Dict[str, Row] = {
 }
 
 QUEUE: Dict[str, Row] = {
+    **LIMIT_ROWS,
     "queue_type": behaves("scheduler/queue_info.cpp:query_queue_info (execution only)", T_ROUTE),
     "Priority": behaves("scheduler/fifo.cpp (sort by queue priority)",
                         "tests/sched/test_cycle.py::test_queue_priority_first"),
     "max_queuable": in_progress(LIMITS),
-    "total_jobs": behaves("server/req_stat.c:update_state_ct", T_STATUS),
-    "state_count": behaves("server/req_stat.c:update_state_ct",
-                           "tests/server/test_units.py::test_state_count_text"),
-    "max_running": in_progress(LIMITS),
-    "max_queued": in_progress(LIMITS),
-    "max_queued_res": in_progress(LIMITS),
+    "total_jobs": TOTAL_JOBS,
+    "state_count": STATE_COUNT,
     "acl_host_enable": behaves("server/svr_jobfunc.c:svr_chkque (acl hosts)", T_ACL_GH),
     "acl_hosts": behaves("server/svr_jobfunc.c:svr_chkque (acl hosts)", T_ACL_GH),
     "acl_user_enable": behaves("server/svr_jobfunc.c:svr_chkque (acl users)", T_ACL_USER),
@@ -228,7 +225,7 @@ QUEUE: Dict[str, Row] = {
     "resources_default": in_progress(LIMITS),
     "require_cred_enable": missing("Kerberos credentials required in the queue; refused when "
                                    "set true"),
-    "require_cred": missing("Kerberos credential type; refused (require_cred_enable is)"),
+    "require_cred": REQUIRE_CRED,
     "max_array_size": behaves("server/svr_jobfunc.c:svr_chkque (max_array_size)",
                               "tests/server/test_attribute_tables.py::test_max_array_size"),
     "comment": stored("PBS only stores a queue's comment for display"),
@@ -245,22 +242,10 @@ QUEUE: Dict[str, Row] = {
     "kill_delay": behaves("resmom/requests.c:req_signaljob / mom kill_job (SIGTERM then "
                           "SIGKILL)", "tests/mom/test_exec.py::"
                                       "test_termjob_escalates_to_sigkill_265"),
-    "max_user_run": in_progress(LIMITS),
-    "max_group_run": in_progress(LIMITS),
-    "max_run": in_progress(LIMITS),
-    "max_run_res": in_progress(LIMITS),
-    "max_run_soft": in_progress(LIMITS),
-    "max_run_res_soft": in_progress(LIMITS),
     "hasnodes": stored(STATUS + ": no node is associated with a queue here (node queue is "
                        "refused)"),
-    "max_user_res": in_progress(LIMITS),
-    "max_group_res": in_progress(LIMITS),
-    "max_user_run_soft": in_progress(LIMITS),
-    "max_group_run_soft": in_progress(LIMITS),
-    "max_user_res_soft": in_progress(LIMITS),
-    "max_group_res_soft": in_progress(LIMITS),
-    "node_group_key": missing(SCHED_DIFF + ": placement by node groups"),
-    "backfill_depth": missing(SCHED_DIFF + ": top jobs and the backfill calendar"),
+    "node_group_key": NODE_GROUPS,
+    "backfill_depth": BACKFILL,
     "route_destinations": in_progress(LIMITS, "route queues: in progress by limits"),
     "alt_router": in_progress(LIMITS, "route queues: in progress by limits"),
     "route_held_jobs": in_progress(LIMITS, "route queues: in progress by limits"),
@@ -270,8 +255,6 @@ QUEUE: Dict[str, Row] = {
     "enabled": in_progress(LIMITS),
     "started": behaves("scheduler/queue_info.cpp:query_queue_info (started queues only)",
                        T_ROUTE),
-    "queued_jobs_threshold": in_progress(LIMITS),
-    "queued_jobs_threshold_res": in_progress(LIMITS),
     "partition": missing("scheduler partitions (multi-sched); refused"),
 }
 
@@ -352,9 +335,7 @@ SCHED: Dict[str, Row] = {
                         "server log"),
     "scheduling": behaves("scheduler/fifo.cpp:scheduling_cycle; server/sched_func.c",
                           T_SCHED_OFF),
-    "scheduler_iteration": behaves("server/sched_func.c:action_sched_iteration",
-                                   "tests/docs/test_coverage_behaviours.py::"
-                                   "test_scheduler_iteration_sets_the_timed_cycle"),
+    "scheduler_iteration": ITERATION,
     "sched_user": stored(PBS_STORES),
     "comment": stored("PBS only stores it, and the scheduler's own notes"),
     "state": stored(STATUS + " (idle/scheduling)"),
@@ -372,7 +353,7 @@ SCHED: Dict[str, Row] = {
                             "test_most_recently_started_first_and_only_as_many_as_needed"),
     "log_events": stored("the scheduler's own log mask; the fake's scheduler writes its few "
                          "lines in the server log"),
-    "job_sort_formula": missing(SCHED_DIFF + ": job order by formula"),
+    "job_sort_formula": FORMULA,
     "server_dyn_res_alarm": stored("the timeout of server_dyn_res scripts, which the fake's "
                                    "sched_config does not run"),
     "attr_update_period": stored("how often the scheduler sends estimates; " + NO_TOPJOB),
