@@ -127,10 +127,11 @@ def test_jobscript_max_size_refuses_a_larger_script(fake_pbs: FakeCluster) -> No
     at most 2gb (svr_func.c action_jobscript_max_size, 15176)."""
     fake_pbs.qmgr("set server jobscript_max_size = 1kb")
     script = "#!/bin/sh\n" + "# padding\n" * 120 + "true\n"
-    done = fake_pbs.run(["qsub"], input=script)
+    work = str(fake_pbs.home)  # where the small job's output files go
+    done = fake_pbs.run(["qsub"], input=script, cwd=work)
     assert (done.returncode, done.stderr) == (
         15175 % 256, "qsub: jobscript size exceeded the jobscript_max_size\n")
     assert fake_pbs.call("statjob", id=None, extend="x") == []
-    assert fake_pbs.run(["qsub"], input="#!/bin/sh\ntrue\n").returncode == 0
+    assert fake_pbs.run(["qsub"], input="#!/bin/sh\ntrue\n", cwd=work).returncode == 0
     too_big = fake_pbs.run(["qmgr", "-c", "set server jobscript_max_size = 3gb"])
     assert too_big.returncode != 0 and "jobscript max size exceeds 2GB" in too_big.stderr
