@@ -115,6 +115,8 @@ PBSE_HOOK_REJECT_RERUNJOB = 15170
 PBSE_HOOK_REJECT_DELETEJOB = 15171
 PBSE_JOBNBIG = 15173
 PBSE_RESCBUSY = 15174
+PBSE_JOBSCRIPTMAXSIZE = 15175
+PBSE_BADJOBSCRIPTMAXSIZE = 15176
 PBSE_WRONG_RESUME = 15177
 PBSE_RESV_NOT_EMPTY = 15178
 PBSE_RESV_FROM_RESVJOB = 15181
@@ -178,6 +180,8 @@ MESSAGES: Dict[int, str] = {
     PBSE_HOOK_REJECT_DELETEJOB: "hook rejected request, requiring job to be deleted",
     PBSE_JOBNBIG: "name is too long",
     PBSE_RESCBUSY: "Resource busy",
+    PBSE_JOBSCRIPTMAXSIZE: "jobscript size exceeded the jobscript_max_size",
+    PBSE_BADJOBSCRIPTMAXSIZE: "jobscript max size exceeds 2GB",
     PBSE_UNKSCHED: "Unknown Scheduler",
     # reservations (pbs_messages.c)
     PBSE_RESVEXIST: "Reservation with requested ID already exists",

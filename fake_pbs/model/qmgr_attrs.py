@@ -18,6 +18,7 @@ from typing import Dict, FrozenSet, List, Optional, Tuple
 from fake_pbs.model import ecl, node_states
 from fake_pbs.model import resources as rdefs
 from fake_pbs.model.errors import (PBSE_ATTRRO, PBSE_BADATVAL, PBSE_BADHOST,
+                                   PBSE_BADJOBSCRIPTMAXSIZE,
                                    PBSE_LICENSE_LINGER_BADVAL, PBSE_LICENSE_MAX_BADVAL,
                                    PBSE_LICENSE_MIN_BADVAL, PBSE_NOATTR, PbsError, detail)
 from fake_pbs.model.preempt import check_sched_value
@@ -271,11 +272,20 @@ def normalize(objtype: str, name: str, value: str) -> str:
         # the scheduler's ECL value checks (verify_value_preempt_order, ...): model/preempt.py
         check_sched_value(attr[0], value)
     try:
-        return _checked(attr, value)
+        stored = _checked(attr, value)
     except PbsError as err:
         if SRV in attr[2] and err.code == PBSE_BADATVAL:
             raise PbsError(err.code, detail(err.code, name)) from None
         raise
+    if attr[0] == "jobscript_max_size" and ecl.parse_size(stored) > JOBSCRIPT_MAX_SIZE_CAP:
+        raise PbsError(PBSE_BADJOBSCRIPTMAXSIZE)  # svr_func.c action_jobscript_max_size
+    return stored
+
+
+#: jobscript_max_size: what an unset server takes (pbs_internal.h DFLT_JOBSCRIPT_MAX_SIZE) and
+#: the most a manager may set (action_jobscript_max_size: 2gb).
+JOBSCRIPT_MAX_SIZE_DEFAULT = "100mb"
+JOBSCRIPT_MAX_SIZE_CAP = 2 << 30
 
 
 def ecl_verify(objtype: str, name: str, value: str) -> None:

@@ -1,6 +1,7 @@
 """Resource definitions: PBS's built-in resources, their value types, and what a site adds.
 
-The built-in list follows OpenPBS's ``master_resc_def_all.xml`` (reference section 1.5); a
+The built-in list follows OpenPBS's ``master_resc_def_all.xml`` as a standard build compiles it
+(``pe_mask`` is there only when ``PE_MASK`` is non-zero, which no build defines); a
 server knows exactly these until a manager runs ``qmgr -c 'create resource ...'`` (extra case
 n02: ``ngpus`` is not one of them).  The commands never know a site's resources (a real qsub
 does not either: the server rejects unknown ones).
@@ -103,7 +104,6 @@ BUILTIN: Dict[str, ResourceDef] = _defs(
     ResourceDef("site", STRING),
     ResourceDef("exec_vnode", STRING),
     ResourceDef("start_time", LONG),
-    ResourceDef("pe_mask", STRING),
     ResourceDef("partition", STRING),
     ResourceDef("aoe", STRING_ARRAY, "h"),
     ResourceDef("eoe", STRING, "h"),

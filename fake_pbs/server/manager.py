@@ -9,7 +9,7 @@ import base64
 import binascii
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
-from fake_pbs.model import ecl, qmgr_attrs
+from fake_pbs.model import ecl, qmgr_attrs, unmodelled
 from fake_pbs.model import resources as rdefs
 from fake_pbs.model.errors import (PBSE_ATTRRO, PBSE_BADATVAL, PBSE_DUPLIST, PBSE_HOOKERROR,
                                    PBSE_INTERNAL, PBSE_IVALREQ, PBSE_MIXENTLIMS, PBSE_NOATTR,
@@ -243,6 +243,7 @@ def _manage_attrs(target: AttrDict, objtype: str, command: str,
             continue
         _check_limit_style(managed, objtype, attr)
         staged[attr] = qmgr_attrs.apply_op(objtype, attr, op, staged.get(attr), value)
+        unmodelled.check(objtype, attr, staged[attr])  # what PBS would act on (docs/coverage.md)
     target.clear()
     target.update(sorted(staged.items(), key=lambda kv: qmgr_attrs.order_key(objtype, kv[0])))
 
@@ -381,6 +382,7 @@ def _manage_hook(managed: Managed, caller: Caller, command: str, name: str,
             set_hook_attr(hook, attr, op, value)
         managed.hooks[name] = hook
         outcome.logs.append((_LOG_ADMIN, "Hook", name, "created at request of %s" % caller.who))
+        _flag_unmodelled(managed, "hook", command, attrs, outcome)
     elif name not in managed.hooks:
         raise hook_error("%s does not exist!" % name)
     elif command == "delete":
@@ -399,10 +401,23 @@ def _manage_hook(managed: Managed, caller: Caller, command: str, name: str,
         managed.hooks[name] = staged
         outcome.logs.append((_LOG_ADMIN, "Hook", name,
                              "mgr_hook_%s at request of %s" % (command, caller.who)))
+        _flag_unmodelled(managed, "hook", command, attrs, outcome)
     else:
         raise PbsError(PBSE_NOSUP)
     outcome.changed.add(("hook", name))
     outcome.hook_commands[name] = command
+
+
+def _flag_unmodelled(managed: Managed, objtype: str, command: str,
+                     attrs: List[Tuple[str, str, str]], outcome: Outcome) -> None:
+    """A server-log line for each attribute set that the fake stores but does not act on
+    (model/unmodelled.py FLAGGED); the line names no hook, so transcripts' hook greps skip it."""
+    if command not in ("create", "set"):
+        return
+    for attr, _, value in attrs:
+        text = unmodelled.flag_text(objtype, attr)
+        if text is not None and value.strip().lower() != "none":
+            outcome.logs.append((_LOG_ADMIN, "Svr", "Server@%s" % managed.server_name, text))
 
 
 def _decode(content: str, encoding: str) -> str:

@@ -12,11 +12,13 @@ what every user's ``qstat`` renders (issue 10), as PBS's server-side ECL checks 
   character, control characters included; the server's logs keep one record a line whatever
   they hold (fake_pbs/server/logs.py), as they do for ``Account_Name`` (``-A``, decode_str:
   anything goes).
+- What PBS would act on and the fake does not (``Resource_List.cput``, ``Remove_Files``, ...:
+  model/unmodelled.py) is refused with 15029 rather than stored and ignored.
 """
 import re
 from typing import Mapping
 
-from fake_pbs.model import ecl
+from fake_pbs.model import ecl, unmodelled
 from fake_pbs.model.errors import PBSE_BADATVAL, PbsError
 
 _LONG = re.compile(r"^[+-]?\d{1,19}$")
@@ -27,6 +29,8 @@ _PROJECT_REFUSED = frozenset('/[]";:|<>+,?*')
 
 
 def check(attrs: Mapping[str, str]) -> None:
+    for key, value in attrs.items():
+        unmodelled.check_request(str(key), str(value))
     when = attrs.get("Execution_Time")
     if when is not None:
         text = str(when).strip()

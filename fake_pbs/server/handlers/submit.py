@@ -11,10 +11,10 @@ import re
 from typing import Any, Dict, Optional
 
 from fake_pbs import crashpoints
-from fake_pbs.model import acl, job_attrs, states as st
+from fake_pbs.model import acl, ecl, job_attrs, qmgr_attrs, states as st
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADUSER, PBSE_FORCE_QSUB_UPDATE,
-                                   PBSE_IVALREQ, PBSE_MaxArraySize, PBSE_NOSUP,
-                                   PBSE_QUENODFLT, PBSE_UNKJOBID, PBSE_UNKQUE,
+                                   PBSE_IVALREQ, PBSE_JOBSCRIPTMAXSIZE, PBSE_MaxArraySize,
+                                   PBSE_NOSUP, PBSE_QUENODFLT, PBSE_UNKJOBID, PBSE_UNKQUE,
                                    PbsError)
 from fake_pbs.server import (accounting, depend, enqueue, execid, hookpoints, jobids, lifecycle,
                              resourcing, subjobs, valuecheck)
@@ -102,6 +102,15 @@ def check_array_size(server: Dict[str, str], queue: Dict[str, str], count: int) 
             raise PbsError(PBSE_MaxArraySize)
 
 
+def check_script_size(server: Dict[str, Any], script: str) -> None:
+    """req_quejob.c req_jobscript: a script larger than the server's ``jobscript_max_size``
+    (100mb when unset) is refused with 15175 and the job is not created."""
+    limit = ecl.parse_size(str(server.get("jobscript_max_size")
+                               or qmgr_attrs.JOBSCRIPT_MAX_SIZE_DEFAULT))
+    if len(script.encode("utf-8", "surrogateescape")) > limit:
+        raise PbsError(PBSE_JOBSCRIPTMAXSIZE)
+
+
 @handler("queuejob")
 def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     app = ctx.app
@@ -140,6 +149,7 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
             raise PbsError(PBSE_NOSUP)  # req_quejob.c: no interactive array job
         indices = parse_array(attrs["array_indices_submitted"])
         check_array_size(app.state.server, app.state.queues[queue], len(indices))
+    check_script_size(app.state.server, str(request.get("script") or ""))
     now = app.now()
     is_array = bool(indices)
     jobid = jobids.make(seq, app.server_name, array=is_array)

@@ -234,6 +234,7 @@ class _Cycle:
         self.running: Optional[List[Attrs]] = None
         self.victimised: Set[str] = set()
         self.lowest = min((self.policy.level(queue) for queue in queues.values()), default=0)
+        self.subjob_caps = _subjob_caps(jobs)
 
     def order(self) -> List[Attrs]:
         """Preemption priority, then queue Priority, then submission (qtime, then input order)."""
@@ -286,6 +287,9 @@ class _Cycle:
             request = _request(job)
             if request is None:
                 continue
+            if self.capped(job):
+                self.fail(job, MAX_RUN_SUBJOBS)
+                continue
             outcome = place_job(request.chunks, request.place, self.vnodes,
                                 self.consumables)
             held = self.held_back(job)
@@ -302,6 +306,7 @@ class _Cycle:
                 self.usage.add(job.get("queue", ""), _entity(job), _request_amounts(job),
                                self.kinds)
                 self.considered(job, RUN)
+                self.count_subjob(job)
                 continue
             if not outcome.never and self.try_preempt(job, request):
                 self.considered(job, PREEMPT)
@@ -321,6 +326,17 @@ class _Cycle:
             return None
         return runlimits.held_back(_entity(job), queue, _request_amounts(job), self.kinds,
                                    limits, self.server_limits, self.usage)
+
+    def capped(self, job: Attrs) -> bool:
+        """An array's ``max_run_subjobs`` reached: no more of its subjobs run now (qrun aside)."""
+        cap = self.subjob_caps.get(job.get("array_id", ""))
+        return (cap is not None and job.get("id") != self.qrun
+                and cap[1] >= cap[0])
+
+    def count_subjob(self, job: Attrs) -> None:
+        cap = self.subjob_caps.get(job.get("array_id", ""))
+        if cap is not None:
+            cap[1] += 1
 
     def resume(self, job: Attrs) -> None:
         """A job suspended by preemption runs again on its own vnodes once they are free."""
@@ -395,6 +411,21 @@ class _Cycle:
         self.victimised.update(victim["id"] for victim in chosen)
         self.result.preempt.append(Preemption(run, victims))
         return True
+
+
+# check.cpp:is_ok_to_run (MAX_RUN_SUBJOBS, job_info.cpp's sched_error text)
+MAX_RUN_SUBJOBS = "Not Running: Number of concurrent running subjobs limit reached"
+
+
+def _subjob_caps(jobs: Sequence[Attrs]) -> Dict[str, List[int]]:
+    """array id -> [max_run_subjobs, subjobs running] for the arrays that set a cap."""
+    caps = {job["id"]: [int(_number(job.get("max_run_subjobs"))), 0] for job in jobs
+            if job.get("array") == "True" and job.get("max_run_subjobs", "") != ""}
+    for job in jobs:
+        cap = caps.get(job.get("array_id", ""))
+        if cap is not None and job.get("job_state") == "R":  # server_info.cpp: running_jobs
+            cap[1] += 1
+    return caps
 
 
 def run_cycle(server: Attrs, sched: Attrs, queues: Mapping[str, Attrs],

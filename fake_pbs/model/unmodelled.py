@@ -1,0 +1,94 @@
+"""Attributes PBS acts on that fake_pbs does not: refused, never stored and ignored.
+
+"Accepted and ignored is a bug" (docs/differences.md, docs/coverage.md): a value that would make
+PBS act is refused with 15029 (``No support for requested service``) and a text naming the
+attribute; the value that changes nothing (PBS's default, what the fake does anyway) is taken,
+so ``qmgr`` scripts and ``print server`` output replayed as input still work.  Hook
+``fail_action`` is flagged in the server log instead of refused: captured transcripts set it
+on hooks whose failures they never exercise.
+
+One row per attribute: object -> name -> the stored values that are taken (empty: none).
+Resources are job requests (``Resource_List.<name>``, at qsub and qalter).
+"""
+from typing import Dict, FrozenSet, Optional
+
+from fake_pbs.model.errors import PBSE_NOSUP, PbsError, message_for
+
+_FALSE = frozenset(("False",))
+_NONE: FrozenSet[str] = frozenset()
+
+REFUSED: Dict[str, Dict[str, FrozenSet[str]]] = {
+    "server": {
+        "require_cred_enable": _FALSE, "require_cred": _NONE, "node_group_enable": _FALSE,
+        "node_group_key": _NONE, "job_sort_formula": _NONE, "eligible_time_enable": _FALSE,
+        "backfill_depth": _NONE,
+        "restrict_res_to_release_on_suspend": _NONE, "show_hidden_attribs": _FALSE,
+    },
+    "queue": {
+        "require_cred_enable": _FALSE, "require_cred": _NONE, "resources_available": _NONE,
+        "node_group_key": _NONE, "backfill_depth": _NONE, "partition": _NONE,
+    },
+    "node": {
+        "Priority": _NONE, "max_running": _NONE, "max_user_run": _NONE,
+        "max_group_run": _NONE, "queue": _NONE, "no_multinode_jobs": _FALSE,
+        "provision_enable": _FALSE, "current_aoe": _NONE, "vnode_pool": _NONE,
+        "power_provisioning": _FALSE, "current_eoe": _NONE, "partition": _NONE,
+    },
+    "sched": {
+        "do_not_span_psets": _FALSE, "only_explicit_psets": _FALSE,
+        "sched_preempt_enforce_resumption": _FALSE, "job_sort_formula": _NONE,
+    },
+    "job": {"Remove_Files": _NONE},
+    "resource": {
+        "cput": _NONE, "pcput": _NONE, "file": _NONE, "pmem": _NONE, "vmem": _NONE,
+        "pvmem": _NONE, "nice": _NONE, "min_walltime": _NONE, "max_walltime": _NONE,
+        "partition": _NONE, "aoe": _NONE, "preempt_targets": _NONE,
+    },
+}
+
+#: Taken and stored, with a line in the server log saying the fake does not act on it.
+FLAGGED: Dict[str, FrozenSet[str]] = {"hook": frozenset(("fail_action",))}
+
+_WHY = "%s (fake_pbs does not model %s: docs/differences.md)"
+
+
+def refusal(objtype: str, name: str, value: str) -> Optional[PbsError]:
+    """The error for setting ``name`` (``resources_available.x`` finds ``resources_available``)
+    of ``objtype`` to the stored ``value``; None when the fake takes it."""
+    base = name.split(".", 1)[0]
+    table = REFUSED.get(objtype, {})
+    taken = table.get(base)
+    if taken is None:
+        for known in table:  # attribute names are case-insensitive (qmgr_attrs.find)
+            if known.lower() == base.lower():
+                taken = table[known]
+    if taken is None or value in taken:
+        return None
+    return PbsError(PBSE_NOSUP, _WHY % (message_for(PBSE_NOSUP), name))
+
+
+def check(objtype: str, name: str, value: str) -> None:
+    """Raise :func:`refusal`'s error, if any."""
+    error = refusal(objtype, name, value)
+    if error is not None:
+        raise error
+
+
+def check_request(name: str, value: str) -> None:
+    """A job attribute as a client sends it: ``Resource_List.<resource>`` asks the resource row,
+    any other name the job row.  An empty value (qalter's unset) is always taken."""
+    if value == "":
+        return
+    base, _, resource = name.partition(".")
+    if base == "Resource_List" and resource:
+        check("resource", resource, value)
+    else:
+        check("job", base, value)
+
+
+def flag_text(objtype: str, name: str) -> Optional[str]:
+    """The server-log line for a flagged attribute, None for the others."""
+    if name not in FLAGGED.get(objtype, frozenset()):
+        return None
+    return "%s %s is stored but not acted on: fake_pbs does not model it (docs/differences.md)" % (
+        objtype, name)
