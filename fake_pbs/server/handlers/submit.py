@@ -19,6 +19,7 @@ from fake_pbs.server import (accounting, depend, execid, hookpoints, jobids, lif
                              resourcing, subjobs, valuecheck)
 from fake_pbs.model.attrs import is_true
 from fake_pbs.server.handlers.common import caller_level
+from fake_pbs.server.resv import jobs as resvjobs
 from fake_pbs.server.handlers.registry import Context, handler
 
 Job = Dict[str, Any]
@@ -171,6 +172,7 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     hookpoints.current().queuejob(app, job)
     # svr_chkque's ACL steps (fake_pbs/server/queueacl.py): after the queuejob hook, as in PBS
     queueacl.check(app, app.state.queues.get(str(job["queue"]), {}), job)
+    resvjobs.enter_queue(app, job, str(job["queue"]))
     if is_array:
         # the subjobs are rows of the parent's table until they run (server/subjobs.py)
         subjobs.start_table(job, indices)

@@ -9,7 +9,7 @@ with the methods each can take. Jobs that share a queue/select/place fail the sa
 cycle, so the cost of a cycle with thousands of queued jobs grows with the jobs that can actually
 run.
 """
-from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 from fake_pbs.model.errors import PbsError
 from fake_pbs.model.nodes import DEFAULT_CONSUMABLES, VNode, build_vnodes, parse_exec_host, \
@@ -18,6 +18,7 @@ from fake_pbs.model.placement import Failure, Placement, commit, place_job
 from fake_pbs.model.preempt import DEFAULT_ORDER, DEFAULT_PRIO, DEFAULT_QUEUE_PRIO, OrderStep, \
     methods_for, parse_preempt_order, parse_preempt_prio, usable_methods
 from fake_pbs.model.select import Chunk, Place, parse_place, parse_select
+from fake_pbs.server.sched.reserved import NOT_STARTED, Reserved
 
 __all__ = ["Run", "Preemption", "Considered", "CycleResult", "run_cycle", "RUN", "RESUME",
            "PREEMPT", "FAIL", "SCHED_SUSPENDED"]
@@ -179,7 +180,8 @@ class _Cycle:
     def __init__(self, sched: Attrs, queues: Mapping[str, Attrs],
                  nodes: Mapping[str, Attrs], jobs: Sequence[Attrs], now: float,
                  qrun: Optional[str] = None,
-                 consumables: Sequence[str] = DEFAULT_CONSUMABLES) -> None:
+                 consumables: Sequence[str] = DEFAULT_CONSUMABLES,
+                 resvs: Sequence[Attrs] = ()) -> None:
         self.qrun = qrun
         self.queues = queues
         self.jobs = jobs
@@ -187,8 +189,9 @@ class _Cycle:
         self.policy = _Policy(sched)
         self.consumables = consumables
         self.vnodes = build_vnodes(nodes, jobs, consumables)
+        self.reserved = Reserved(resvs, nodes, jobs, int(now), consumables, self.vnodes)
         self.result = CycleResult([], {}, [], [])
-        self.failed: Dict[Tuple[str, str, str], Failure] = {}
+        self.failed: Dict[Tuple[str, str, str, str], Failure] = {}
         self.running: Optional[List[Attrs]] = None
         self.victimised: Set[str] = set()
         self.lowest = min((self.policy.level(queue) for queue in queues.values()), default=0)
@@ -228,12 +231,16 @@ class _Cycle:
         self.considered(job, FAIL, comment)
 
     def run(self) -> CycleResult:
+        for job in self.jobs:
+            if job.get("job_state") == "Q" and self.reserved.is_resv_queue(job.get("queue", "")) \
+                    and _false(self.queues.get(job.get("queue", ""), {}).get("started")):
+                self.fail(job, NOT_STARTED)
         for job in self.order():
             if _suspended_by_scheduler(job):
                 self.resume(job)
                 continue
             key = (job.get("queue", ""), job.get("Resource_List.select", ""),
-                   job.get("Resource_List.place", ""))
+                   job.get("Resource_List.place", ""), job.get("Resource_List.walltime", ""))
             known = self.failed.get(key)
             if known is not None:
                 # Same queue and request as a job that already failed this cycle: resources only
@@ -243,19 +250,37 @@ class _Cycle:
             request = _request(job)
             if request is None:
                 continue
-            outcome = place_job(request.chunks, request.place, self.vnodes,
-                                self.consumables)
+            outcome = self.place(job, request)
             if isinstance(outcome, Placement):
-                exec_vnode, exec_host, hosts = commit(outcome, request.place, self.vnodes)
-                self.result.runs.append(Run(job["id"], exec_vnode, exec_host, hosts))
                 self.considered(job, RUN)
                 continue
-            if not outcome.never and self.try_preempt(job, request):
+            if self.reserved.vnodes_for(job) is None and not outcome.never \
+                    and self.try_preempt(job, request):
                 self.considered(job, PREEMPT)
                 continue
             self.failed[key] = outcome
             self.fail(job, outcome.comment)
         return self.result
+
+    def place(self, job: Attrs, request: _Request) -> Union[Placement, Failure]:
+        """Place and commit ``job``: a reservation's job on its reservation's vnodes only,
+        any other around the reservations (sched/reserved.py)."""
+        vnodes = self.reserved.vnodes_for(job)
+        ahead = {} if vnodes is not None else self.reserved.ahead_of(job)
+        if vnodes is None:
+            vnodes = self.vnodes
+        self.reserved.hold(vnodes, ahead, True)
+        try:
+            outcome = place_job(request.chunks, request.place, vnodes, self.consumables)
+            if isinstance(outcome, Placement):
+                exec_vnode, exec_host, hosts = commit(outcome, request.place, vnodes)
+                if vnodes is not self.vnodes:  # the host's cpus are in use for all to see
+                    for name in set(outcome.vnodes):
+                        self.vnodes[name].job_count += 1
+                self.result.runs.append(Run(job["id"], exec_vnode, exec_host, hosts))
+        finally:
+            self.reserved.hold(vnodes, ahead, False)
+        return outcome
 
     def resume(self, job: Attrs) -> None:
         """A job suspended by preemption runs again on its own vnodes once they are free."""
@@ -335,7 +360,8 @@ class _Cycle:
 def run_cycle(server: Attrs, sched: Attrs, queues: Mapping[str, Attrs],
               nodes: Mapping[str, Attrs], jobs: Sequence[Attrs], now: float,
               qrun: Optional[str] = None,
-              consumables: Sequence[str] = DEFAULT_CONSUMABLES) -> CycleResult:
+              consumables: Sequence[str] = DEFAULT_CONSUMABLES,
+              resvs: Sequence[Attrs] = ()) -> CycleResult:
     """One cycle: the jobs to start, the comments that changed, and the preemptions wanted.
 
     Nothing runs when ``scheduling`` is False on the server or the scheduler object. Jobs carry
@@ -347,7 +373,8 @@ def run_cycle(server: Attrs, sched: Attrs, queues: Mapping[str, Attrs],
     first and may preempt any running job with a usable method, as PBS's qrun'd job does (k06).
     ``consumables``: the consumable resources of the scheduler's ``resources:`` line, ncpus
     first (model/sched_config.py); others in a select are not checked or assigned (n02m).
+    ``resvs``: the reservations' attributes (sched/reserved.py).
     """
     if _false(server.get("scheduling")) or _false(sched.get("scheduling")):
         return CycleResult([], {}, [], [])
-    return _Cycle(sched, queues, nodes, jobs, now, qrun, consumables).run()
+    return _Cycle(sched, queues, nodes, jobs, now, qrun, consumables, resvs).run()
