@@ -42,7 +42,8 @@ extern char **environ;
 
 static const char *const commands[] = {
     "pbsnodes", "qalter", "qdel", "qhold", "qmgr", "qmove", "qrerun", "qrls", "qrun",
-    "qselect", "qsig", "qstat", "qsub", "tracejob", NULL};
+    "qselect", "qsig", "qstat", "qsub", "tracejob", "pbs_rsub", "pbs_rstat", "pbs_rdel",
+    "pbs_ralter", NULL};
 
 static char **fallback_argv;
 static volatile sig_atomic_t command_pid;

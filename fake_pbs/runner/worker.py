@@ -46,7 +46,8 @@ MAX_REQUEST = 8 << 20          # argv + environment (runclient.c checks it too)
 REQUEST_SECONDS = 10.0         # a client whose whole request takes longer is dropped
 MAX_USES = 500                 # commands one worker runs before it retires
 COMMANDS = ("pbsnodes", "qalter", "qdel", "qhold", "qmgr", "qmove", "qrerun", "qrls", "qrun",
-            "qselect", "qsig", "qstat", "qsub", "tracejob")
+            "qselect", "qsig", "qstat", "qsub", "tracejob", "pbs_rsub", "pbs_rstat", "pbs_rdel",
+            "pbs_ralter")
 REPORT = struct.Struct("=ci")  # b"D"/b"E", wait status
 _HEADER = struct.Struct("=4sI")
 _FIELDS = struct.Struct("=II")

@@ -88,6 +88,9 @@ ARGVS = [
     ["tracejob", "-p", "/nonexistent", "{job}"],
     ["qdel", "-W", "force", "{job}"], ["qdel", "{job}"], ["qdel", "12.othersrv"],
     ["qstat", "--version"], ["qsub", "--version"], ["tracejob"], ["qsub", "-Z"],
+    ["pbs_rstat"], ["pbs_rstat", "-f"], ["pbs_rstat", "-B", "R1"], ["pbs_rdel", "R99999"],
+    ["pbs_ralter", "-E", "1200", "R99999"], ["pbs_rsub", "-R", "2561"],
+    ["pbs_rsub", "-R", "1200", "-D", "00:10:00", "-l", "select=1:ncpus=1"],
 ]
 
 _PROBE = r"""

@@ -1,0 +1,58 @@
+"""What pbs_rsub, pbs_rstat, pbs_rdel and pbs_ralter share: reservation ids as PBS's
+``get_server`` reads them, glibc getopt's messages in order, and the server's status records.
+"""
+from __future__ import annotations
+
+from fake_pbs.cli import jobctl
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Iterator, List, Optional, Tuple
+
+    from fake_pbs.cli.posix_getopt import GetoptResult
+
+
+def qualify(resv_id: str) -> Optional[str]:
+    """``R875`` -> ``R875.vm``; None for another server's id (``illegally formed reservation
+    identifier``)."""
+    if jobctl.foreign(resv_id):
+        return None
+    return jobctl.qualify(resv_id.strip(" ").split("@", 1)[0])
+
+
+def options_in_order(result: GetoptResult) -> Iterator[Tuple[str, str, Optional[str]]]:
+    """``(letter, value, message)``: glibc's complaint travels with its ``?`` option, so a
+    command prints it among its own messages in argument order."""
+    errors = iter(result.errors)
+    for letter, value in result.options:
+        yield letter, value or "", next(errors, None) if letter == "?" else None
+
+
+def pairs(record: Any) -> List[Tuple[str, str]]:
+    """A status record's attributes as ``(name, value)`` (a list of pairs or a mapping)."""
+    raw = record.get("attrs", []) if isinstance(record, dict) else []
+    if isinstance(raw, dict):
+        return [(str(k), str(v)) for k, v in raw.items()]
+    return [(str(item[0]), str(item[1])) for item in raw]
+
+
+def strtol_whole(text: str) -> bool:
+    """C ``strtol(text, &end, 0)`` consumed everything (base 0: ``0x1f``, ``017``, ``-5``)."""
+    body = text.lstrip(" \t\n\v\f\r")
+    if body[:1] in "+-":
+        body = body[1:]
+    if body[:2].lower() == "0x":
+        return len(body) > 2 and all(c in "0123456789abcdefABCDEF" for c in body[2:])
+    return bool(body) and all("0" <= c <= "9" for c in body)
+
+
+def strtol_value(text: str) -> int:
+    """The number :func:`strtol_whole` accepted."""
+    body = text.strip()
+    sign = -1 if body.startswith("-") else 1
+    body = body.lstrip("+-")
+    if body[:2].lower() == "0x":
+        return sign * int(body[2:], 16)
+    if len(body) > 1 and body.startswith("0"):
+        return sign * int(body, 8) if all(c in "01234567" for c in body) else 0
+    return sign * int(body)
