@@ -137,13 +137,24 @@ def duration_text(seconds: int) -> str:
     return "%02d:%02d:%02d" % (seconds // 3600, seconds % 3600 // 60, seconds % 60)
 
 
+#: The order a reservation's Resource_List is kept in: the derived ones, then the request's
+#: select and place, then walltime (R04), then any other by name.
+RESOURCE_ORDER: Sequence[str] = ("ncpus", "nodect", "select", "place", "walltime")
+
+
+def resource_key(res: str) -> Tuple[int, str]:
+    if res in RESOURCE_ORDER:
+        return RESOURCE_ORDER.index(res), ""
+    return len(RESOURCE_ORDER), res.lower()
+
+
 def ordered(attrs: Mapping[str, str]) -> Dict[str, str]:
-    """The public attributes in pbs_rstat -f's order (resources sorted by name)."""
+    """The public attributes in pbs_rstat -f's order (R04, R25b, R40b)."""
     rank = {name: index for index, name in enumerate(ATTR_ORDER)}
 
-    def key(name: str) -> Tuple[int, str]:
+    def key(name: str) -> Tuple[int, Tuple[int, str], str]:
         base, _, res = name.partition(".")
-        return rank.get(base, len(rank)), res.lower() if res else name
+        return rank.get(base, len(rank)), resource_key(res) if res else (0, ""), name
 
     names = [n for n in attrs if not n.startswith("_") and n != "interactive"]
     return {name: attrs[name] for name in sorted(names, key=key)}

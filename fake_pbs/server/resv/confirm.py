@@ -89,8 +89,8 @@ def confirm(app: ServerApp, resv: Resv) -> bool:
 
 def _deny(app: ServerApp, resv: Resv) -> bool:
     """req_resvSub's denial: the server deletes the reservation (R16c, R31b)."""
-    records.log_denied(app, resv)
     records.account(app, "K", resv, "requestor=Server@%s@%s" % (app.host, app.host))
+    records.log_denied(app, resv)
     resv["reserve_state"] = resv["reserve_substate"] = "0"
     records.forget(app, resv, "Server@%s" % app.host)
     return False

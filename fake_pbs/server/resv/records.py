@@ -59,7 +59,6 @@ def forget(app: ServerApp, resv: Resv, requestor: str) -> None:
     untag_nodes(app, resv)
     table(app).pop(resv["_id"], None)
     save(app, resv)
-    app.log.write(DEBUG, "Resv", resv["_id"], "reservation deleted")
 
 
 # -- the queue --------------------------------------------------------------------------------
@@ -158,9 +157,8 @@ def begin_record(resv: Resv) -> str:
     for attr in ("Authorized_Users", "Authorized_Groups", "Authorized_Hosts"):
         if resv.get(attr):
             parts.append("%s=%s" % (attr, resv[attr]))
-    resources = [k for k in resv if k.startswith("Resource_List.")]
-    order = ("ncpus", "nodect", "select", "place", "walltime")
-    resources.sort(key=lambda k: (order.index(k[14:]) if k[14:] in order else len(order), k))
+    resources = sorted((k for k in resv if k.startswith("Resource_List.")),
+                       key=lambda k: rmodel.resource_key(k.split(".", 1)[1]))
     parts.extend("%s=%s" % (k, resv[k]) for k in resources)
     return " ".join(parts) + " "
 
@@ -174,4 +172,6 @@ def job_fields(app: ServerApp, queue: str) -> str:
 
 
 def log_denied(app: ServerApp, resv: Resv) -> None:
+    """R31b: the only Resv lines of the server's log are a denial's."""
     app.log.write(JOB, "Resv", resv["_id"], "Reservation denied")
+    app.log.write(DEBUG, "Resv", resv["_id"], "reservation deleted")
