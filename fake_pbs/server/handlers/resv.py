@@ -9,6 +9,7 @@ from typing import Any, Dict, Optional, Tuple
 
 from fake_pbs.model import acl
 from fake_pbs.model import resv as rmodel
+from fake_pbs.model import rrule
 from fake_pbs.model.attrs import is_true
 from fake_pbs.model.ecl import parse_time
 from fake_pbs.model.errors import (PBSE_BADTSPEC, PBSE_BADSTATE, PBSE_IVALREQ,
@@ -165,8 +166,6 @@ def _resources(ctx: Context, attrs: Attrs, duration: int) -> Attrs:
 
 def _occurrences(resv: Dict[str, Any], now: int) -> None:
     """A standing reservation's occurrences (fake_pbs/model/rrule.py, PBS's pbs_ical.c)."""
-    from fake_pbs.model import rrule
-
     tzid = resv.get("reserve_timezone") or _tzid(resv.get("Variable_List", ""))
     start, end = int(resv["reserve_start"]), int(resv["reserve_end"])
     count = rrule.check_rrule(resv["reserve_rrule"], start, end, tzid)
