@@ -47,7 +47,11 @@ class Rig:
         assert reply.get("ok") is False, reply
         return int(reply["code"])
 
-    def rsub(self, start: int, end: int, caller: Caller = USER, **attrs: str) -> Dict[str, str]:
+    def rsub(self, start: int, end: int, **attrs: str) -> Dict[str, str]:
+        return self.rsub_as(USER, start, end, attrs)
+
+    def rsub_as(self, caller: Caller, start: int, end: int,
+                attrs: Dict[str, str]) -> Dict[str, str]:
         attrs = dict(attrs, reserve_start=str(start), reserve_end=str(end))
         data: Dict[str, str] = self.call(caller, "resv_submit", attrs=attrs)
         return data
@@ -215,7 +219,7 @@ def test_acl_resv_users_and_resv_enable(rig: Rig) -> None:
     assert rig.error(USER, "resv_submit", attrs={"reserve_start": str(NOW + 60),
                                                  "reserve_end": str(NOW + 120)}) == \
         PBSE_RESVAUTH_U
-    assert rig.rsub(NOW + 60, NOW + 120, caller=OTHER)["id"] == "R1.vm"
+    assert rig.rsub_as(OTHER, NOW + 60, NOW + 120, {})["id"] == "R1.vm"
     rig.app.state.server.update(acl_resv_user_enable="False", resv_enable="False")
     reply = dispatch(Context(rig.app, OTHER), {"op": "resv_submit", "attrs": {
         "reserve_start": str(NOW + 60), "reserve_end": str(NOW + 120)}})
