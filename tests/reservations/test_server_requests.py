@@ -278,3 +278,28 @@ def test_asap_takes_the_first_free_window(rig: Rig) -> None:
     moved = rig.app.state.jobs[job]
     assert (moved["queue"], moved["reserve_ID"]) == ("R2", "R2.vm")
     assert rig.acct()[-3].startswith("U;R2.vm;requestor=pbsuser2@vm Interactive=-10")
+
+
+def test_asap_denied_leaves_the_job_home(rig: Rig) -> None:
+    """req_resvSub: an ASAP reservation that cannot be placed is denied; its job goes back
+    to its own queue (the reservation's queue is gone)."""
+    job = rig.call(USER, "queuejob", attrs={"Resource_List.select": "1:ncpus=4",
+                                            "Hold_Types": "u"})["jobid"]
+    reply = rig.rsub(1893488460, 0, qmove=job, **{"Resource_List.select": "1:ncpus=4",
+                                                  "Resource_List.walltime": "00:01:00"})
+    assert reply["state"] == "DENIED"
+    back = rig.app.state.jobs[job]
+    assert back["queue"] == "workq" and "reserve_ID" not in back
+
+
+def test_maintenance_and_force_are_for_managers(rig: Rig) -> None:
+    """pbs_rsub --hosts (extend m) and pbs_ralter -Wforce: PBSE_PERM for a user; a manager's
+    maintenance reservation is confirmed at once (pbs_rsub prints CONFIRMED)."""
+    attrs = {"reserve_start": str(NOW + 60), "reserve_end": str(NOW + 120),
+             "Resource_List.select": "host=vm:ncpus=2", "Resource_List.place": "exclhost"}
+    assert rig.error(USER, "resv_submit", attrs=attrs, extend="m") == PBSE_PERM
+    reply = rig.call(ROOT, "resv_submit", attrs=attrs, extend="m", execvnodes="(vm:ncpus=2)")
+    assert reply["state"] == "CONFIRMED"
+    rig.rsub(NOW + 600, NOW + 700)
+    assert rig.error(USER, "resv_alter", id="R1.vm", force=True,
+                     attrs={"reserve_end": str(NOW + 800)}) == PBSE_PERM

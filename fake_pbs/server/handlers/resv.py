@@ -40,6 +40,11 @@ def resv_submit(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     hooks.run(app, "resvsub", draft)  # req_resvSub runs the hook first; it may edit
     attrs = {k: str(v) for k, v in draft.items() if not k.startswith("_")}
     _check_admission(ctx)
+    # pbs_rsub --hosts: a maintenance reservation, managers and operators only (req_resvSub);
+    # PBS's client confirms it on the named vnodes (pbs_confirmresv), the fake's server does
+    maintenance = request.get("extend") == "m"
+    if maintenance and not ctx.caller.manager:
+        raise PbsError(PBSE_PERM)
     # The id is taken before the request is checked: a refused one spends its number
     # (R15 spent 880, R17c/R17d/R18 885-887).
     seq = app.state.next_seq()
@@ -75,14 +80,17 @@ def resv_submit(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     records.save(app, resv)
     records.make_queue(app, resv)
     records.account(app, "U", resv, _requested_record(ctx, resv))
+    home = str(job["queue"]) if job is not None else ""
     if job is not None:
         _move_in(ctx, job, resv)
     state = "UNCONFIRMED"
-    if _scheduling(ctx):
+    if _scheduling(ctx) or maintenance:
         confirmed = confirm.confirm(app, resv)
         if confirmed:
             hooks.run(app, "resv_confirm", resv)
-        if "interactive" in resv or job is not None:
+        elif job is not None:
+            _move_in(ctx, job, {"queue": home})  # its reservation is gone: back home
+        if "interactive" in resv or job is not None or maintenance:
             state = "CONFIRMED" if confirmed else "DENIED"
     app.trigger_schedule()
     return {"id": resv_id, "state": state}
@@ -221,7 +229,8 @@ def _asap_job(ctx: Context, resv: Dict[str, Any]) -> Dict[str, Any]:
 
 
 def _move_in(ctx: Context, job: Dict[str, Any], resv: Dict[str, Any]) -> None:
-    """The job moves into the new queue at once (R25c, R30b: its Q record follows U)."""
+    """The job moves into the new queue at once (R25c, R30b: its Q record follows U); and
+    back to its own queue when the reservation is denied."""
     app = ctx.app
     resvjobs.enter_queue(app, job, resv["queue"])
     job["queue"] = resv["queue"]
@@ -292,9 +301,12 @@ def resv_alter(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
                  "Authorized_Groups"):
         if name in attrs:
             resv[name] = attrs[name]
+    force = bool(request.get("force"))
+    if force and not ctx.caller.manager:
+        raise PbsError(PBSE_PERM)  # pbs_ralter -Wforce: managers and operators only
     if timed or "Resource_List.select" in attrs:
         _retime(ctx, resv, start, end, attrs.get("Resource_List.select"))
-        if not _reconfirm(ctx, resv):
+        if not _reconfirm(ctx, resv) and not force:
             resv.clear()
             resv.update(before)
             records.save(app, resv)
