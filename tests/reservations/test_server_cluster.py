@@ -164,3 +164,13 @@ def test_resv_begin_and_end_hooks_see_the_reservation(fake_pbs: FakeCluster) -> 
     queue = resv.split(".")[0]
     for bit in (0x2000000, 0x1000000, 0x10000):
         fake_pbs.wait_log("server", "resv event %d %s %s" % (bit, resv, queue), timeout=20)
+
+
+def test_a_reservation_survives_a_server_kill(fake_pbs: FakeCluster) -> None:
+    """The store commits a reservation before pbs_rsub's reply: after ``kill -9`` of the
+    server and a start, pbs_rstat shows it and its queue takes jobs."""
+    resv, _ = rsub(fake_pbs, 600, 60, "-N", "kept")
+    fake_pbs.sh("fake-pbs", "kill", "server")
+    fake_pbs.start()
+    assert "Reserve_Name = kept" in rstat(fake_pbs, resv)
+    assert fake_pbs.run(["qsub", "-q", resv.split(".")[0], "--", "/bin/true"]).returncode == 0

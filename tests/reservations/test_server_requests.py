@@ -303,3 +303,10 @@ def test_maintenance_and_force_are_for_managers(rig: Rig) -> None:
     rig.rsub(NOW + 600, NOW + 700)
     assert rig.error(USER, "resv_alter", id="R1.vm", force=True,
                      attrs={"reserve_end": str(NOW + 800)}) == PBSE_PERM
+
+
+def test_vnodes_without_resv_enable_take_no_reservation(rig: Rig) -> None:
+    """confirm_reservation considers only vnodes with resv_enable (R09: True by default)."""
+    rig.app.state.nodes["vm"]["resv_enable"] = "False"
+    rig.rsub(NOW + 60, NOW + 120)
+    assert rig.error(USER, "resv_status", ids=["R0.vm"]) == PBSE_UNKRESVID

@@ -38,7 +38,9 @@ def resv_submit(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
             raise PbsError(PBSE_NOATTR)
     draft: Dict[str, Any] = dict(attrs)
     hooks.run(app, "resvsub", draft)  # req_resvSub runs the hook first; it may edit
-    attrs = {k: str(v) for k, v in draft.items() if not k.startswith("_")}
+    # what a hook may change is what a client may send: never the server's own fields
+    attrs = {k: str(v) for k, v in draft.items()
+             if k in rmodel.SETTABLE or k.startswith("Resource_List.")}
     _check_admission(ctx)
     # pbs_rsub --hosts: a maintenance reservation, managers and operators only (req_resvSub);
     # PBS's client confirms it on the named vnodes (pbs_confirmresv), the fake's server does
