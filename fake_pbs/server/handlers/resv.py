@@ -372,17 +372,9 @@ def _reconfirm(ctx: Context, resv: Dict[str, Any]) -> bool:
     """The scheduler confirms the altered reservation again (a ``Y`` record, R46) or the
     alteration is undone."""
     app = ctx.app
-    consumables = app.sched_consumables()
-    held = confirm.holdings(app, resv["_id"], consumables)
-    nodes = {n: dict(a) for n, a in app.state.nodes.items()}
-    resv_nodes = ""
-    for start, end in confirm.windows(resv):
-        planned = rmodel.plan(resv.get("Resource_List.select", "1:ncpus=1"),
-                              resv.get("Resource_List.place", "free"), nodes, held,
-                              start, end, consumables)
-        if not isinstance(planned, str):
-            return False
-        resv_nodes = resv_nodes or planned
+    resv_nodes = confirm.place_all(app, resv)
+    if resv_nodes is None:
+        return False
     if int(resv.get("reserve_state", 0)) != rmodel.RUNNING:
         records.untag_nodes(app, resv)
         resv["resv_nodes"] = resv_nodes

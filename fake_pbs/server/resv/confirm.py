@@ -54,16 +54,15 @@ def holdings(app: ServerApp, skip: str, consumables: Any) -> List[rmodel.Holding
 
 def confirm(app: ServerApp, resv: Resv) -> bool:
     """Confirm ``resv`` or deny it; True when confirmed."""
-    consumables = app.sched_consumables()
-    held = holdings(app, resv["_id"], consumables)
-    select = resv.get("Resource_List.select", "1:ncpus=1")
-    place = resv.get("Resource_List.place", "free")
-    nodes = {n: dict(a) for n, a in app.state.nodes.items()}
     span = windows(resv)
     app.sched_log.write(_SCHED_RESV, "Resv", resv["_id"],
                         "Confirming %d Occurrences" % len(span))
     if resv.get("qmove") and int(resv["reserve_start"]) == rmodel.FUTURE_SCH:
-        found = rmodel.first_fit(select, place, nodes, held, app.now(),
+        consumables = app.sched_consumables()
+        found = rmodel.first_fit(resv.get("Resource_List.select", "1:ncpus=1"),
+                                 resv.get("Resource_List.place", "free"),
+                                 {n: dict(a) for n, a in app.state.nodes.items()},
+                                 holdings(app, resv["_id"], consumables), app.now(),
                                  int(resv["reserve_duration"]), consumables)
         if found is None:
             return _deny(app, resv)
@@ -71,12 +70,10 @@ def confirm(app: ServerApp, resv: Resv) -> bool:
         resv["reserve_start"] = str(start)
         resv["reserve_end"] = str(start + int(resv["reserve_duration"]))
     else:
-        resv_nodes = ""
-        for start, end in span:
-            planned = rmodel.plan(select, place, nodes, held, start, end, consumables)
-            if not isinstance(planned, str):
-                return _deny(app, resv)
-            resv_nodes = resv_nodes or planned
+        planned = place_all(app, resv)
+        if planned is None:
+            return _deny(app, resv)
+        resv_nodes = planned
     resv["resv_nodes"] = resv_nodes
     resv["reserve_state"] = resv["reserve_substate"] = str(rmodel.CONFIRMED)
     resv["mtime"] = str(app.now())
@@ -85,6 +82,23 @@ def confirm(app: ServerApp, resv: Resv) -> bool:
     app.sched_log.write(_SCHED_RESV, "Resv", resv["_id"], "Reservation Confirmed")
     records.account(app, "Y", resv, records.confirmed_record(app, resv))
     return True
+
+
+def place_all(app: ServerApp, resv: Resv) -> Optional[str]:
+    """The vnodes of every occurrence's window (those of the first), or None when one of
+    them does not fit."""
+    consumables = app.sched_consumables()
+    held = holdings(app, resv["_id"], consumables)
+    nodes = {n: dict(a) for n, a in app.state.nodes.items()}
+    first = ""
+    for start, end in windows(resv):
+        planned = rmodel.plan(resv.get("Resource_List.select", "1:ncpus=1"),
+                              resv.get("Resource_List.place", "free"), nodes, held, start, end,
+                              consumables)
+        if not isinstance(planned, str):
+            return None
+        first = first or planned
+    return first
 
 
 def _deny(app: ServerApp, resv: Resv) -> bool:
@@ -104,8 +118,3 @@ def pending(app: ServerApp) -> List[Resv]:
 def confirm_pending(app: ServerApp) -> Dict[str, bool]:
     """Every unconfirmed reservation confirmed or denied (a scheduling cycle's first step)."""
     return {resv["_id"]: confirm(app, resv) for resv in pending(app)}
-
-
-def qmoved_job(app: ServerApp, resv: Resv) -> Optional[Dict[str, Any]]:
-    job = app.state.jobs.get(str(resv.get("qmove", "")))
-    return job
