@@ -14,6 +14,7 @@ import sys
 from fake_pbs.cli import common, jobctl, resvcmd
 from fake_pbs.cli.posix_getopt import getopt
 from fake_pbs.model.cvtdate import cvtdate
+from fake_pbs.model.errors import PBSE_BADHOST
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,6 +32,12 @@ _PLAIN = {"m": "Mail_Points", "M": "Mail_Users", "N": "Reserve_Name", "U": "Auth
           "G": "Authorized_Groups"}
 
 
+#: handle_attribute_errors' option letters
+LETTERS = {"reserve_duration": "D", "reserve_end": "E", "Authorized_Groups": "G",
+           "interactive": "I", "Mail_Points": "m", "Mail_Users": "M", "Reserve_Name": "N",
+           "reserve_start": "R", "Authorized_Users": "U"}
+
+
 def body(argv: List[str]) -> int:
     if jobctl.wants_version(argv):
         return 0
@@ -42,6 +49,7 @@ def body(argv: List[str]) -> int:
     messages: List[str] = []
     errors = 0
     force = times = False
+    dest = None
     for letter, value, message in resvcmd.options_in_order(result):
         bad = None
         if message is not None:
@@ -61,6 +69,8 @@ def body(argv: List[str]) -> int:
         elif letter == "q":
             if not value.startswith("@"):
                 bad = 'pbs_ralter: illegal -q value: format "@server"'
+            else:
+                dest = value[1:]
         elif letter == "D":
             attrs["reserve_duration"] = value
             times = True
@@ -86,11 +96,21 @@ def body(argv: List[str]) -> int:
     if errors or len(result.operands) != 1:
         sys.stderr.write(USAGE)
         return 2
+    elsewhere = resvcmd.other_server("pbs_ralter", dest)
+    if elsewhere is not None:
+        sys.stderr.write(elsewhere)
+        return PBSE_BADHOST % 256
     operand = result.operands[0]
     resv_id = resvcmd.qualify(operand)
     if resv_id is None:
         sys.stderr.write("pbs_ralter: illegally formed reservation identifier: %s\n" % operand)
         return 2
+    from fake_pbs.cli.resv_verify import report
+
+    failure = report("pbs_ralter", attrs, LETTERS, USAGE, long_name=False)
+    if failure is not None:
+        sys.stderr.write(failure[0])
+        return failure[1]
     reply = common.request("resv_alter", id=resv_id, attrs=attrs, force=force)
     text = reply.get("text", "") if isinstance(reply, dict) else ""
     sys.stdout.write("pbs_ralter: %s\n" % text)

@@ -17,6 +17,7 @@ from fake_pbs.cli import common, jobctl, resvcmd
 from fake_pbs.cli.posix_getopt import getopt
 from fake_pbs.cli.qsub_options import parse_equal_list, parse_resource_list
 from fake_pbs.model.cvtdate import cvtdate, is_hhmm, rsub_end
+from fake_pbs.model.errors import PBSE_BADHOST
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ class Request:
         self.times = self.interactive = self.resources = False
         self.qmove = self.standing = self.maintenance = False
         self.job: Optional[str] = None
+        self.dest: Optional[str] = None
         self.hosts: List[str] = []
 
     def bad(self, message: str) -> None:
@@ -129,6 +131,8 @@ def _option(req: Request, letter: str, value: str, now: float) -> None:
     elif letter == "q":
         if not value.startswith("@"):
             req.bad('pbs_rsub: illegal -q value: format "@server"')
+        else:
+            req.dest = value[1:]
     elif letter == "r":
         req.standing = True
         req.attrs["reserve_rrule"] = value
@@ -259,6 +263,13 @@ def _maintenance(req: Request) -> Tuple[Dict[str, Any], Optional[Tuple[str, int]
     return {"extend": "m", "execvnodes": "+".join(execvnodes)}, None
 
 
+#: handle_attribute_errors' option letters
+LETTERS = {"reserve_end": "E", "group_list": "g", "Authorized_Groups": "G",
+           "Authorized_Hosts": "H", "interactive": "I", "Mail_Points": "m", "Mail_Users": "M",
+           "Reserve_Name": "N", "reserve_start": "R", "reserve_rrule": "r", "User_List": "u",
+           "Authorized_Users": "U", "qmove": "W"}
+
+
 def body(argv: List[str]) -> int:
     if jobctl.wants_version(argv):
         return 0
@@ -273,12 +284,20 @@ def body(argv: List[str]) -> int:
     if problem is not None:
         sys.stderr.write(problem)
         return 2
+    elsewhere = resvcmd.other_server("pbs_rsub", req.dest)
+    if elsewhere is not None:
+        sys.stderr.write(elsewhere)
+        return PBSE_BADHOST % 256
     extra: Dict[str, Any] = {}
     failure: Optional[Tuple[str, int]] = None
     if req.qmove:
         failure = _asap(req)
     if failure is None and req.maintenance:
         extra, failure = _maintenance(req)
+    if failure is None:
+        from fake_pbs.cli.resv_verify import report
+
+        failure = report("pbs_rsub", req.attrs, LETTERS, USAGE, long_name=True)
     if failure is not None:
         sys.stderr.write(failure[0])
         return failure[1]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from fake_pbs.cli import jobctl
+from fake_pbs.model.errors import PBSE_BADHOST
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -13,11 +14,20 @@ if TYPE_CHECKING:
 
 
 def qualify(resv_id: str) -> Optional[str]:
-    """``R875`` -> ``R875.vm``; None for another server's id (``illegally formed reservation
-    identifier``)."""
-    if jobctl.foreign(resv_id):
+    """``R875`` -> ``R875.vm`` (also ``R875@vm``); None for another server's id or ``@server``
+    (``illegally formed reservation identifier``: docs/differences.md)."""
+    name, at, server = resv_id.strip(" ").partition("@")
+    if jobctl.foreign(name) or (at and jobctl.foreign("0." + server)):
         return None
-    return jobctl.qualify(resv_id.strip(" ").split("@", 1)[0])
+    return jobctl.qualify(name)
+
+
+def other_server(cmd: str, dest: Optional[str]) -> Optional[str]:
+    """``-q @server`` naming another server than this cluster's: the message (PBS would
+    connect there; a fake cluster has one server), else None."""
+    if dest is None or not jobctl.foreign("0." + dest):
+        return None
+    return "%s: cannot connect to server %s (errno=%d)\n" % (cmd, dest, PBSE_BADHOST)
 
 
 def options_in_order(result: GetoptResult) -> Iterator[Tuple[str, str, Optional[str]]]:

@@ -18,7 +18,7 @@ MODULES = (
     "fake_pbs.cli.qsub_script", "fake_pbs.cli.render.alttable", "fake_pbs.cli.render.full",
     "fake_pbs.cli.render.jobtable", "fake_pbs.cli.render.nodesummary",
     "fake_pbs.cli.render.pbsjson", "fake_pbs.cli.render.queues", "fake_pbs.cli.render.resv",
-    "fake_pbs.cli.render.values", "fake_pbs.cli.qsub_verify",
+    "fake_pbs.cli.render.values", "fake_pbs.cli.qsub_verify", "fake_pbs.cli.resv_verify",
     "fake_pbs.control", "fake_pbs.jsonwire", "fake_pbs.paths",
     "_json", "_signal", "gc", "hashlib", "json", "os", "pathlib", "pwd", "re", "socket", "time",
     # imported by the standard library on a function's first call

@@ -35,6 +35,8 @@ def test_full_listing_hides_what_pbs_rstat_hides() -> None:
     record = {"name": "S1.vm", "attrs": {"reserve_standing": "1", "reserve_timezone": "UTC",
                                          "reserve_execvnodes": "(vm:ncpus=1)", "queue": "S1"}}
     assert resv.listing([record], "F", 0, False, True) == "Resv ID: S1.vm\nqueue = S1\n\n"
+    pairs = {"name": "S1.vm", "attrs": [["queue", "S1"]]}  # the other reply shape: pairs
+    assert resv.listing([pairs], "F", 0, False, True) == "Resv ID: S1.vm\nqueue = S1\n\n"
 
 
 @pytest.mark.parametrize("table, full", [

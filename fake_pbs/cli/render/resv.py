@@ -94,8 +94,8 @@ def listing(reservations: Sequence[Mapping[str, object]], how: str, now: float, 
     for resv in reservations:
         name = str(resv.get("name", ""))
         raw = resv.get("attrs")
-        attrs: Dict[str, str] = {str(k): str(v) for k, v in raw.items()} \
-            if isinstance(raw, dict) else {}
+        items = raw.items() if isinstance(raw, dict) else raw if isinstance(raw, list) else []
+        attrs: Dict[str, str] = {str(k): str(v) for k, v in items}
         if how == "B":
             out.append("Resv ID: %s\n" % name)
         elif how == "S":
