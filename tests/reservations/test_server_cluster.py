@@ -46,7 +46,7 @@ def test_jobs_wait_for_the_window_and_die_at_its_end(fake_pbs: FakeCluster) -> N
     R22/R22c/R22d (RN, the job runs on the reservation's vnode, the node lists the
     reservation), R26 (a short job ends normally), R27/R28 (a job still running at the end:
     Exit_status 271, ``terminated by root@vm``), R30 (B, S with resvID, K by root, E)."""
-    resv, start = rsub(fake_pbs, 3, 6, "-l", "select=1:ncpus=2")
+    resv, start = rsub(fake_pbs, 8, 6, "-l", "select=1:ncpus=2")  # time to see it queued
     queue = resv.split(".")[0]
     short = fake_pbs.sh("qsub", "-q", queue, "--", "/bin/true").strip()
     long = fake_pbs.sh("qsub", "-q", queue, "--", "/bin/sleep", "60").strip()
