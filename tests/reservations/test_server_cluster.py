@@ -174,3 +174,16 @@ def test_a_reservation_survives_a_server_kill(fake_pbs: FakeCluster) -> None:
     fake_pbs.start()
     assert "Reserve_Name = kept" in rstat(fake_pbs, resv)
     assert fake_pbs.run(["qsub", "-q", resv.split(".")[0], "--", "/bin/true"]).returncode == 0
+
+
+def test_an_exclusive_reservation_keeps_its_vnodes_to_itself(fake_pbs: FakeCluster) -> None:
+    """A running reservation with place=excl: no other job on its vnode, even on cpus it did
+    not reserve (PBS's resv-exclusive vnodes)."""
+    resv, _ = rsub(fake_pbs, 1, 300, "-l", "select=1:ncpus=1+1:ncpus=1", "-l",
+                   "place=scatter:excl")
+    wait_for(lambda: "RESV_RUNNING" in rstat(fake_pbs, resv), 15, "the window begins")
+    blocked = fake_pbs.qsub("true", "-l", "select=1:ncpus=1")
+    wait_for(lambda: fake_pbs.job(blocked).get("comment", "").startswith("Not Running: "),
+             10, "the job waits for a vnode")
+    fake_pbs.sh("pbs_rdel", resv)
+    assert fake_pbs.wait(blocked)["Exit_status"] == "0"

@@ -29,6 +29,11 @@ def _add(vnodes: Mapping[str, VNode], amounts: Mapping[str, Mapping[str, int]],
             vnode.assigned[res] = vnode.assigned.get(res, 0) + sign * amount
 
 
+def _exclusive(resv: Attrs) -> bool:
+    return any(word in ("excl", "exclhost")
+               for word in str(resv.get("Resource_List.place", "")).split(":"))
+
+
 class Reserved:
     def __init__(self, resvs: Sequence[Attrs], nodes: Mapping[str, Attrs],
                  jobs: Sequence[Attrs], now: int, consumables: Sequence[str],
@@ -45,6 +50,10 @@ class Reserved:
                 used = self._used_by_jobs(jobs, str(resv.get("queue")))
                 self.views[str(resv["queue"])] = self._view(nodes, vnodes, amounts, used)
                 _add(vnodes, self._less(amounts, used), 1)
+                if _exclusive(resv):  # resv-exclusive: no other job on its vnodes
+                    for name in amounts:
+                        if name in vnodes:
+                            vnodes[name].exclusive_job = True
             elif state == rmodel.CONFIRMED:
                 self.future.append(rmodel.Holding(amounts, int(resv["reserve_start"]),
                                                   int(resv["reserve_end"])))
