@@ -12,7 +12,8 @@ from typing import Any, Dict, List
 import pytest
 
 from fake_pbs import paths
-from fake_pbs.model.errors import (PBSE_BADTSPEC, PBSE_PERM, PBSE_RESVAUTH_U, PBSE_UNKRESC,
+from fake_pbs.model.errors import (PBSE_BADTSPEC, PBSE_PERM, PBSE_RESVAUTH_G, PBSE_RESVAUTH_H,
+                                   PBSE_RESVAUTH_U, PBSE_UNKRESC,
                                    PBSE_UNKRESVID)
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.handlers import Caller, Context, dispatch, load_all
@@ -310,3 +311,16 @@ def test_vnodes_without_resv_enable_take_no_reservation(rig: Rig) -> None:
     rig.app.state.nodes["vm"]["resv_enable"] = "False"
     rig.rsub(NOW + 60, NOW + 120)
     assert rig.error(USER, "resv_status", ids=["R0.vm"]) == PBSE_UNKRESVID
+
+
+def test_acl_resv_hosts_and_groups(rig: Rig) -> None:
+    """req_resvSub: acl_resv_host_enable (PBSE_RESVAUTH_H, before an id is taken) and
+    acl_resv_group_enable (PBSE_RESVAUTH_G)."""
+    attrs = {"reserve_start": str(NOW + 60), "reserve_end": str(NOW + 120)}
+    rig.app.state.server.update(acl_resv_host_enable="True", acl_resv_hosts="elsewhere")
+    assert rig.error(USER, "resv_submit", attrs=attrs) == PBSE_RESVAUTH_H
+    rig.app.state.server.update(acl_resv_host_enable="False", acl_resv_group_enable="True",
+                                acl_resv_groups="nosuchgroup")
+    assert rig.error(USER, "resv_submit", attrs=attrs) == PBSE_RESVAUTH_G
+    rig.app.state.server["acl_resv_group_enable"] = "False"
+    assert rig.rsub(NOW + 60, NOW + 120)["id"] == "R1.vm"  # the host refusal spent no id
