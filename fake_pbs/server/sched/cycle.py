@@ -231,7 +231,7 @@ class _Cycle:
         self.considered(job, FAIL, comment)
 
     def run(self) -> CycleResult:
-        for job in self.jobs:
+        for job in self.jobs if self.reserved.queues else ():
             if job.get("job_state") == "Q" and self.reserved.is_resv_queue(job.get("queue", "")) \
                     and _false(self.queues.get(job.get("queue", ""), {}).get("started")):
                 self.fail(job, NOT_STARTED)
@@ -239,8 +239,10 @@ class _Cycle:
             if _suspended_by_scheduler(job):
                 self.resume(job)
                 continue
+            # the walltime matters only when a reservation to come may be in the way
             key = (job.get("queue", ""), job.get("Resource_List.select", ""),
-                   job.get("Resource_List.place", ""), job.get("Resource_List.walltime", ""))
+                   job.get("Resource_List.place", ""),
+                   job.get("Resource_List.walltime", "") if self.reserved.future else "")
             known = self.failed.get(key)
             if known is not None:
                 # Same queue and request as a job that already failed this cycle: resources only
