@@ -102,8 +102,8 @@ def delete(app: ServerApp, resv: Resv, ctx: Context, account: bool = True) -> No
             continue
         app.acct.record("D", job["_id"], "requestor=%s" % who)
         jobctl.delete_one(ctx, job, False)
-    if int(resv.get("reserve_state", 0)) == rmodel.RUNNING:
-        hooks.run(app, "resv_end", resv)
+    # process_hooks: every PBS_BATCH_DeleteResv runs the resv_end hooks, whatever the state
+    hooks.run(app, "resv_end", resv)
     _wind_up(app, resv)
 
 
