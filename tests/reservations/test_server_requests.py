@@ -324,3 +324,19 @@ def test_acl_resv_hosts_and_groups(rig: Rig) -> None:
     assert rig.error(USER, "resv_submit", attrs=attrs) == PBSE_RESVAUTH_G
     rig.app.state.server["acl_resv_group_enable"] = "False"
     assert rig.rsub(NOW + 60, NOW + 120)["id"] == "R1.vm"  # the host refusal spent no id
+
+
+def test_queue_limits_are_the_reservations_resources(rig: Rig) -> None:
+    """get_queue_for_reservation: resources_max/available are the Resource_List but nodect,
+    select, place, walltime (R08); a job over them is refused at qsub (R51, 15036)."""
+    rig.rsub(NOW + 60, NOW + 120, **{"Resource_List.select": "1:ncpus=1:mem=1gb"})
+    queue = rig.app.state.queues["R0"]
+    assert sorted(k for k in queue if k.startswith("resources_")) == [
+        "resources_available.mem", "resources_available.ncpus", "resources_max.mem",
+        "resources_max.ncpus"]
+    reply = dispatch(Context(rig.app, USER), {"op": "queuejob", "attrs": {
+        "queue": "R0", "Resource_List.select": "1:ncpus=1:mem=2gb"}})
+    assert reply["code"] == 15036
+    job = rig.call(USER, "queuejob", attrs={"queue": "R0",
+                                            "Resource_List.select": "1:ncpus=1:mem=512mb"})
+    assert rig.app.state.jobs[job["jobid"]]["reserve_ID"] == "R0.vm"

@@ -12,6 +12,8 @@ from fake_pbs.server.app import ServerApp
 from fake_pbs.server.logs import ADMIN, DEBUG, JOB, QUE
 
 KIND = "resv"
+# Resource_List entries that are no queue limit (req_quejob.c dont_set_in_max)
+_NOT_LIMITS = frozenset(("nodes", "nodect", "select", "place", "walltime"))
 Resv = Dict[str, Any]
 
 
@@ -66,19 +68,22 @@ def make_queue(app: ServerApp, resv: Resv) -> None:
     """The reservation's queue, as req_resvSub creates it (R08, R31): enabled, not started,
     only the owner (Authorized_Users) may submit, limited to the reservation's resources."""
     name = resv["queue"]
-    ncpus = resv.get("Resource_List.ncpus", "1")
-    users = resv.get("Authorized_Users", resv["Reserve_Owner"])
-    queue = {"queue_type": "Execution", "resources_max.ncpus": ncpus,
-             "resources_available.ncpus": ncpus, "acl_users": users,
-             "acl_user_enable": "True", "enabled": "True", "started": "False",
-             "partition": "pbs-default"}
+    # get_queue_for_reservation: every Resource_List entry but dont_set_in_max's
+    limits = [(k.split(".", 1)[1], v) for k, v in resv.items()
+              if k.startswith("Resource_List.") and k.split(".", 1)[1] not in _NOT_LIMITS]
+    users = str(resv.get("Authorized_Users", resv["Reserve_Owner"]))
+    queue = {"queue_type": "Execution"}
+    for prefix in ("resources_max.", "resources_available."):
+        queue.update((prefix + res, value) for res, value in limits)
+    queue.update({"acl_users": users, "acl_user_enable": "True", "enabled": "True",
+                  "started": "False", "partition": "pbs-default"})
     app.state.queues[name] = queue
     app.state.save_queue(name)
     who = "pbs_server@%s" % app.host
     app.log.lines(ADMIN, QUE, name, [
-        "created at request of %s" % who,
-        "attributes set: resources_available.ncpus = %s" % ncpus,
-        "attributes set: resources_max.ncpus = %s" % ncpus,
+        "created at request of %s" % who] +
+        ["attributes set: resources_available.%s = %s" % kv for kv in limits] +
+        ["attributes set: resources_max.%s = %s" % kv for kv in limits] + [
         "attributes set: queue_type = Execution",
         "attributes set: enabled = False",
         "attributes set: started = False",
