@@ -340,3 +340,11 @@ def test_queue_limits_are_the_reservations_resources(rig: Rig) -> None:
     job = rig.call(USER, "queuejob", attrs={"queue": "R0",
                                             "Resource_List.select": "1:ncpus=1:mem=512mb"})
     assert rig.app.state.jobs[job["jobid"]]["reserve_ID"] == "R0.vm"
+
+
+def test_a_queue_of_that_name_fails_the_reservation(rig: Rig) -> None:
+    """req_resvSub: the reservation's queue cannot be created: PBSE_resvFail (15081)."""
+    rig.app.state.queues["R0"] = {"queue_type": "Execution", "enabled": "True"}
+    assert rig.error(USER, "resv_submit", attrs={"reserve_start": str(NOW + 60),
+                                                 "reserve_end": str(NOW + 120)}) == 15081
+    assert rig.app.state.queues["R0"] == {"queue_type": "Execution", "enabled": "True"}

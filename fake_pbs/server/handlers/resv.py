@@ -15,7 +15,7 @@ from fake_pbs.model.ecl import parse_time
 from fake_pbs.model.errors import (PBSE_BADTSPEC, PBSE_BADSTATE, PBSE_IVALREQ,
                                    PBSE_NOATTR, PBSE_PERM, PBSE_RESV_FROM_ARRJOB,
                                    PBSE_RESV_FROM_RESVJOB, PBSE_RESVAUTH_G, PBSE_RESVAUTH_H,
-                                   PBSE_RESVAUTH_U, PBSE_UNKJOBID, PbsError)
+                                   PBSE_RESVAUTH_U, PBSE_RESVFAIL, PBSE_UNKJOBID, PbsError)
 from fake_pbs.model import states as st
 from fake_pbs.server import accounting, jobids, lifecycle, resourcing
 from fake_pbs.server.handlers.registry import Context, handler
@@ -75,6 +75,8 @@ def resv_submit(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     resv["partition"] = "pbs-default"
     if standing:
         _occurrences(resv, now)
+    if resv["queue"] in app.state.queues:
+        raise PbsError(PBSE_RESVFAIL)  # req_resvSub: its queue could not be created
     job = _asap_job(ctx, resv) if resv.get("qmove") else None
     if job is not None:
         resv.setdefault("delete_idle_time", rmodel.ASAP_IDLE)
