@@ -56,7 +56,43 @@ def resv_submit(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     start, end, duration = _window(attrs, now)
     resources = _resources(ctx, attrs, duration)
     _check_acls(ctx)
+    resv = _record(ctx, attrs, seq, resv_id, (start, end, duration), resources)
+    if standing:
+        _occurrences(resv, now)
+    if resv["queue"] in app.state.queues:
+        raise PbsError(PBSE_RESVFAIL)  # req_resvSub: its queue could not be created
+    job = _asap_job(ctx, resv) if resv.get("qmove") else None
+    if job is not None:
+        resv.setdefault("delete_idle_time", rmodel.ASAP_IDLE)
+    with app.state.store.batch():  # the reservation and its queue: one commit
+        records.table(app)[resv_id] = resv
+        records.save(app, resv)
+        records.make_queue(app, resv)
+        records.account(app, "U", resv, _requested_record(ctx, resv))
+        home = str(job["queue"]) if job is not None else ""
+        if job is not None:
+            _move_in(ctx, job, resv)
+    state = "UNCONFIRMED"
+    if _scheduling(ctx) or maintenance:
+        with app.state.store.batch():
+            confirmed = confirm.confirm(app, resv)
+            if not confirmed and job is not None:
+                _move_in(ctx, job, {"queue": home})  # its reservation is gone: back home
+        if confirmed:
+            hooks.run(app, "resv_confirm", resv)
+        if "interactive" in resv or job is not None or maintenance:
+            state = "CONFIRMED" if confirmed else "DENIED"
+    app.trigger_schedule()
+    return {"id": resv_id, "state": state}
+
+
+def _record(ctx: Context, attrs: Attrs, seq: int, resv_id: str,
+            window: Tuple[int, int, int], resources: Attrs) -> Dict[str, Any]:
+    """The new reservation's record: PBS's attributes in pbs_rstat -f's order (R04)."""
+    app = ctx.app
+    now = app.now()
     owner = "%s@%s" % (ctx.caller.user, app.host)
+    start, end, duration = window
     resv: Dict[str, Any] = {"_id": resv_id, "_seq": seq, "_uid": ctx.caller.uid}
     resv.update({"Reserve_Name": attrs.pop("Reserve_Name", "NULL"), "Reserve_Owner": owner,
                  "reserve_state": str(rmodel.UNCONFIRMED),
@@ -73,31 +109,7 @@ def resv_submit(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
         ctx.caller.user, app.host)
     resv["reserve_count"] = "1"
     resv["partition"] = "pbs-default"
-    if standing:
-        _occurrences(resv, now)
-    if resv["queue"] in app.state.queues:
-        raise PbsError(PBSE_RESVFAIL)  # req_resvSub: its queue could not be created
-    job = _asap_job(ctx, resv) if resv.get("qmove") else None
-    if job is not None:
-        resv.setdefault("delete_idle_time", rmodel.ASAP_IDLE)
-    records.table(app)[resv_id] = resv
-    records.save(app, resv)
-    records.make_queue(app, resv)
-    records.account(app, "U", resv, _requested_record(ctx, resv))
-    home = str(job["queue"]) if job is not None else ""
-    if job is not None:
-        _move_in(ctx, job, resv)
-    state = "UNCONFIRMED"
-    if _scheduling(ctx) or maintenance:
-        confirmed = confirm.confirm(app, resv)
-        if confirmed:
-            hooks.run(app, "resv_confirm", resv)
-        elif job is not None:
-            _move_in(ctx, job, {"queue": home})  # its reservation is gone: back home
-        if "interactive" in resv or job is not None or maintenance:
-            state = "CONFIRMED" if confirmed else "DENIED"
-    app.trigger_schedule()
-    return {"id": resv_id, "state": state}
+    return resv
 
 
 def _check_admission(ctx: Context) -> None:

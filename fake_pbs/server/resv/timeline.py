@@ -40,22 +40,28 @@ def tick(app: ServerApp, now: int) -> bool:
     """Apply what the clock says to every reservation; True when jobs may now run."""
     changed = False
     for resv in records.all_resvs(app):
-        state = int(resv.get("reserve_state", 0))
-        start, end = int(resv["reserve_start"]), int(resv["reserve_end"])
-        if state == rmodel.BEING_DELETED:
-            if not jobs_in(app, resv):
-                records.forget(app, resv, "root@%s" % app.host)
-            continue
-        if state == rmodel.CONFIRMED and start <= now < end:
-            begin(app, resv, now)
-            changed = True
-        elif state in (rmodel.CONFIRMED, rmodel.RUNNING) and now >= end:
-            finish(app, resv, now)
-            changed = True
-        elif state == rmodel.RUNNING and _idle_too_long(app, resv, now):
-            delete(app, resv, root_context(app), account=False)
-            changed = True
+        with app.state.store.batch():  # one reservation's step: one commit
+            changed = _step(app, resv, now) or changed
     return changed
+
+
+def _step(app: ServerApp, resv: Resv, now: int) -> bool:
+    """One reservation's transition due at ``now``, if any; True when one happened."""
+    state = int(resv.get("reserve_state", 0))
+    start, end = int(resv["reserve_start"]), int(resv["reserve_end"])
+    if state == rmodel.BEING_DELETED:
+        if not jobs_in(app, resv):
+            records.forget(app, resv, "root@%s" % app.host)
+        return False
+    if state == rmodel.CONFIRMED and start <= now < end:
+        begin(app, resv, now)
+    elif state in (rmodel.CONFIRMED, rmodel.RUNNING) and now >= end:
+        finish(app, resv, now)
+    elif state == rmodel.RUNNING and _idle_too_long(app, resv, now):
+        delete(app, resv, root_context(app), account=False)
+    else:
+        return False
+    return True
 
 
 def begin(app: ServerApp, resv: Resv, now: int) -> None:
