@@ -3,28 +3,17 @@ delete or alter one (req_deleteReservation / req_modifyReservation: PBSE_PERM), 
 only its Authorized_Users' jobs (R08: acl_users), and a request cannot set the server's own
 fields.  Skips without root or without pbsuser and pbsuser2 (tools/make_fidelity_users.sh).
 """
-import os
 import time
-from typing import Iterator
 
 import pytest
 
 from ..reliability.rig import Rig
-from ..security.test_attribute_rules import _users_missing, raw, submit_raw
+from ..security import test_attribute_rules as rules
+from ..security.test_attribute_rules import raw, rig, submit_raw
 
-pytestmark = [pytest.mark.cluster, pytest.mark.skipif(
-    os.geteuid() != 0 or _users_missing(),
-    reason="needs root and the users pbsuser, pbsuser2 (tools/make_fidelity_users.sh)")]
-
-
-@pytest.fixture(scope="module")
-def rig() -> Iterator[Rig]:
-    cluster = Rig(hosts=("n1:ncpus=2",))
-    try:
-        cluster.start()
-        yield cluster
-    finally:
-        cluster.close()
+# root and the two users, and the same one-host cluster (its ``rig`` fixture)
+pytestmark = [pytest.mark.cluster, rules.pytestmark]
+__all__ = ["rig"]
 
 
 def _rsub(rig: Rig, user: str) -> str:
