@@ -177,13 +177,15 @@ def test_a_reservation_survives_a_server_kill(fake_pbs: FakeCluster) -> None:
 
 
 def test_an_exclusive_reservation_keeps_its_vnodes_to_itself(fake_pbs: FakeCluster) -> None:
-    """A running reservation with place=excl: no other job on its vnode, even on cpus it did
-    not reserve (PBS's resv-exclusive vnodes)."""
+    """A running reservation with place=excl: its vnodes are ``resv-exclusive`` (PBS's
+    INUSE_RESVEXCL) and no other job runs there, even on cpus it did not reserve."""
     resv, _ = rsub(fake_pbs, 1, 300, "-l", "select=1:ncpus=1+1:ncpus=1", "-l",
                    "place=scatter:excl")
     wait_for(lambda: "RESV_RUNNING" in rstat(fake_pbs, resv), 15, "the window begins")
+    assert fake_pbs.sh("pbsnodes", "node1").count("state = resv-exclusive") == 1
     blocked = fake_pbs.qsub("true", "-l", "select=1:ncpus=1")
     wait_for(lambda: fake_pbs.job(blocked).get("comment", "").startswith("Not Running: "),
              10, "the job waits for a vnode")
     fake_pbs.sh("pbs_rdel", resv)
+    assert fake_pbs.sh("pbsnodes", "node1").count("state = free") == 1
     assert fake_pbs.wait(blocked)["Exit_status"] == "0"

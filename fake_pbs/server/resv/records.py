@@ -6,6 +6,7 @@ are committed before a reply and survive a restart like queues and nodes do.
 """
 from typing import Any, Dict, List, Optional
 
+from fake_pbs.model import node_states
 from fake_pbs.model import resv as rmodel
 from fake_pbs.model.errors import PBSE_UNKRESVID, PbsError
 from fake_pbs.server.app import ServerApp
@@ -58,6 +59,7 @@ def save(app: ServerApp, resv: Resv) -> None:
 def forget(app: ServerApp, resv: Resv, requestor: str) -> None:
     """The reservation is gone: its queue, its place in the nodes' lists and its record."""
     drop_queue(app, resv)
+    mark_exclusive(app, resv, False)
     untag_nodes(app, resv)
     table(app).pop(resv["_id"], None)
     save(app, resv)
@@ -136,6 +138,29 @@ def untag_nodes(app: ServerApp, resv: Resv) -> None:
                 node["resv"] = ", ".join(names)
             else:
                 node.pop("resv", None)
+            app.state.save_node(name)
+
+
+def exclusive(resv: Resv) -> bool:
+    """place=excl/exclhost: its vnodes are resv-exclusive while it runs."""
+    return any(word in ("excl", "exclhost")
+               for word in str(resv.get("Resource_List.place", "")).split(":"))
+
+
+def mark_exclusive(app: ServerApp, resv: Resv, on: bool) -> None:
+    """PBS's INUSE_RESVEXCL: a running exclusive reservation's vnodes say ``resv-exclusive``
+    (the scheduler gives them to its jobs only; sched/reserved.py)."""
+    if not exclusive(resv):
+        return
+    for name in {c["vnode"] for c in rmodel.chunk_list(resv.get("resv_nodes", ""))}:
+        node = app.state.nodes.get(name)
+        if node is None:
+            continue
+        old = str(node.get("state", "free"))
+        flags = [f for f in old.split(",") if f not in ("free", "resv-exclusive")]
+        node["state"] = node_states.compose(flags + (["resv-exclusive"] if on else []))
+        if node["state"] != old:
+            node["last_state_change_time"] = str(app.now())
             app.state.save_node(name)
 
 

@@ -70,6 +70,7 @@ def begin(app: ServerApp, resv: Resv, now: int) -> None:
     resv["_idle_since"] = now
     records.save(app, resv)
     records.set_queue(app, resv, "pbs_server@%s" % app.host, started="True")
+    records.mark_exclusive(app, resv, True)
     records.account(app, "B", resv, records.begin_record(resv))
     hooks.run(app, "resv_begin", resv)
 
@@ -78,6 +79,7 @@ def finish(app: ServerApp, resv: Resv, now: int) -> None:
     """The window is over: stop the queue, end its jobs, go on to the next occurrence."""
     root = "root@%s" % app.host
     records.set_queue(app, resv, root, enabled="False", started="False")
+    records.mark_exclusive(app, resv, False)
     ctx = root_context(app)
     for job in jobs_in(app, resv):
         jobctl.delete_one(ctx, job, False, requestor=root)

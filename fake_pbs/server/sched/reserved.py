@@ -50,7 +50,7 @@ class Reserved:
                 used = self._used_by_jobs(jobs, str(resv.get("queue")))
                 self.views[str(resv["queue"])] = self._view(nodes, vnodes, amounts, used)
                 _add(vnodes, self._less(amounts, used), 1)
-                if _exclusive(resv):  # resv-exclusive: no other job on its vnodes
+                if _exclusive(resv):  # as if resv-exclusive, whatever the node says
                     for name in amounts:
                         if name in vnodes:
                             vnodes[name].exclusive_job = True
@@ -91,7 +91,7 @@ class Reserved:
             main = vnodes.get(name)
             if main is not None:
                 vnode.used_slots = main.used_slots  # one numbering of the host's cpus
-                vnode.states = set(main.states)
+                vnode.states = set(main.states) - {"resv-exclusive"}  # its own jobs go
             vnode.exclusive_job = False
             view[name] = vnode
         return view
