@@ -107,7 +107,7 @@ def plan(select: str, place: str, nodes: Mapping[str, Mapping[str, str]],
             continue
         shown = {k: v for k, v in attrs.items() if not k.startswith("resources_assigned.")}
         vnode = VNode(name, shown, consumables)
-        vnode.states -= {"job-busy", "job-sharing", "job-exclusive"}
+        vnode.states -= {"job-busy", "job-sharing", "job-exclusive", "resv-exclusive"}
         vnode.exclusive_job = False
         for res, amount in peak.get(name, {}).items():
             vnode.assigned[res] = vnode.assigned.get(res, 0) + amount
