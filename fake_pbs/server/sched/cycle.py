@@ -306,8 +306,8 @@ class _Cycle:
                             not job.get("preempt_pending")]
         found = []
         for job in self.running:
-            if job["id"] in self.victimised:
-                continue
+            if job["id"] in self.victimised or self.reserved.is_resv_queue(job.get("queue", "")):
+                continue  # a reservation's job holds the reservation's cpus, no one else's
             if self.level(job) >= level:
                 continue
             if not self.methods(job):
