@@ -348,3 +348,18 @@ def test_a_queue_of_that_name_fails_the_reservation(rig: Rig) -> None:
     assert rig.error(USER, "resv_submit", attrs={"reserve_start": str(NOW + 60),
                                                  "reserve_end": str(NOW + 120)}) == 15081
     assert rig.app.state.queues["R0"] == {"queue_type": "Execution", "enabled": "True"}
+
+
+def test_queued_jobs_wait_for_the_next_occurrence(rig: Rig) -> None:
+    """Time4resvFinish of a standing reservation's occurrence: the queue is stopped, its
+    queued jobs stay for the next occurrence; the last end ends them (R53d's comment)."""
+    rig.rsub(NOW + 60, NOW + 120, reserve_rrule="FREQ=HOURLY;COUNT=2", reserve_standing="1",
+             reserve_timezone="UTC")
+    job = rig.call(USER, "queuejob", attrs={"queue": "S0"})["jobid"]
+    rig.tick(NOW + 60)
+    rig.tick(NOW + 120)
+    assert rig.app.state.jobs[job]["job_state"] == "Q"
+    assert rig.app.state.queues["S0"]["enabled"] == "True"
+    rig.tick(NOW + 60 + 3600)
+    rig.tick(NOW + 120 + 3600)
+    assert rig.app.state.jobs.get(job, {}).get("job_state", "F") == "F"

@@ -81,10 +81,13 @@ def finish(app: ServerApp, resv: Resv, now: int) -> None:
     records.set_queue(app, resv, root, enabled="False", started="False")
     records.mark_exclusive(app, resv, False)
     ctx = root_context(app)
-    for job in jobs_in(app, resv):
-        jobctl.delete_one(ctx, job, False, requestor=root)
-    hooks.run(app, "resv_end", resv)
     later = [int(s) for s in resv.get("_later", [])]
+    for job in jobs_in(app, resv):
+        # an occurrence's end kills the running jobs; the queued ones wait for the next
+        state = job.get("job_state")
+        if state != st.EXITING and (not later or state in st.ACTIVE_STATES):
+            jobctl.delete_one(ctx, job, False, requestor=root)
+    hooks.run(app, "resv_end", resv)
     resv["mtime"] = str(now)
     if later:
         duration = int(resv["reserve_duration"])
