@@ -106,7 +106,7 @@ def _deny(app: ServerApp, resv: Resv) -> bool:
     records.account(app, "K", resv, "requestor=Server@%s@%s" % (app.host, app.host))
     records.log_denied(app, resv)
     resv["reserve_state"] = resv["reserve_substate"] = "0"
-    records.forget(app, resv, "Server@%s" % app.host)
+    records.forget(app, resv)
     return False
 
 

@@ -56,7 +56,7 @@ def save(app: ServerApp, resv: Resv) -> None:
     app.state.save_object(KIND, resv["_id"])
 
 
-def forget(app: ServerApp, resv: Resv, requestor: str) -> None:
+def forget(app: ServerApp, resv: Resv) -> None:
     """The reservation is gone: its queue, its place in the nodes' lists and its record."""
     drop_queue(app, resv)
     mark_exclusive(app, resv, False)

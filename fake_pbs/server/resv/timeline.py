@@ -51,7 +51,7 @@ def _step(app: ServerApp, resv: Resv, now: int) -> bool:
     start, end = int(resv["reserve_start"]), int(resv["reserve_end"])
     if state == rmodel.BEING_DELETED:
         if not jobs_in(app, resv):
-            records.forget(app, resv, "root@%s" % app.host)
+            records.forget(app, resv)
         return False
     if state == rmodel.CONFIRMED and start <= now < end:
         begin(app, resv, now)
@@ -124,7 +124,7 @@ def _wind_up(app: ServerApp, resv: Resv) -> None:
         resv["reserve_substate"] = str(rmodel.DELETING_JOBS)
         records.save(app, resv)
     else:
-        records.forget(app, resv, "root@%s" % app.host)
+        records.forget(app, resv)
 
 
 def _idle_too_long(app: ServerApp, resv: Resv, now: int) -> bool:
