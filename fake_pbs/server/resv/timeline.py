@@ -5,7 +5,8 @@ What the server does at each point (OpenPBS ``Time4resv``, ``Time4resvFinish``,
 - begin: RUNNING (state and substate 5), the queue started, the ``B`` record;
 - end: the queue disabled and stopped at request of root, its jobs killed
   (``terminated by root@<host>``, Exit_status 271, no ``D`` record), the ``K`` record
-  (``requestor=root@<host>``); a standing reservation moves to its next occurrence instead;
+  (``requestor=root@<host>``); a standing reservation moves to its next occurrence instead,
+  its queued jobs kept for it;
 - delete (pbs_rdel): the ``k`` record, each job deleted as by qdel of the requestor (``D``
   record; a queued one ends F with ``... and terminated``);
 - while killed jobs are still ending the reservation shows BEING_DELETED (7, substate 9);
