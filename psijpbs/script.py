@@ -140,7 +140,8 @@ def _attribute_directives(job: Job, given: Set[str], notes: List[str]) -> List[s
     if attrs.reservation_id:
         # A reservation's jobs go to the reservation's own queue, named after its id.
         if 'q' not in given:
-            lines.append('-q ' + directive_word(attrs.reservation_id, 'reservation_id'))
+            lines.append('-q ' + directive_word(reservation_queue(attrs.reservation_id),
+                                                'reservation_id'))
         if queue:
             notes.append('queue_name %s not used: jobs of reservation %s run in its queue'
                          % (directive_word(queue, 'queue_name'),
@@ -148,6 +149,16 @@ def _attribute_directives(job: Job, given: Set[str], notes: List[str]) -> List[s
     elif queue and 'q' not in given:
         lines.append('-q ' + directive_word(queue, 'queue_name'))
     return lines
+
+
+_RESERVATION_ID = re.compile(r'^([RSM]\d+)\.[^.@]')
+
+
+def reservation_queue(reservation_id: str) -> str:
+    """The queue of a reservation: ``R875`` for ``R875.vm`` as pbs_rsub prints it (PBS names
+    the queue after the id without the server, R07; ``qsub -q R875.vm`` is an unknown queue)."""
+    match = _RESERVATION_ID.match(reservation_id)
+    return match.group(1) if match else reservation_id
 
 
 def shell_word(value: object) -> str:

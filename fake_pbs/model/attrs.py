@@ -61,7 +61,7 @@ QUEUE_ATTR_ORDER: Sequence[str] = (
 )
 
 NODE_ATTR_ORDER: Sequence[str] = (
-    "Mom", "Port", "pbs_version", "ntype", "state", "pcpus", "jobs", "resources_available",
+    "Mom", "Port", "pbs_version", "ntype", "state", "pcpus", "jobs", "resv", "resources_available",
     "resources_assigned", "comment", "resv_enable", "sharing", "license",
     "last_state_change_time", "last_used_time",
 )

@@ -82,6 +82,7 @@ PBSE_NORELYMOM = 15070
 PBSE_NOTSNODE = 15071
 PBSE_RESCNOTSTR = 15079
 PBSE_RESVEXIST = 15080
+PBSE_RESVFAIL = 15081
 PBSE_UNKRESVID = 15084
 PBSE_BADTSPEC = 15086
 PBSE_RESVAUTH_H = 15092
@@ -185,6 +186,7 @@ MESSAGES: Dict[int, str] = {
     PBSE_UNKSCHED: "Unknown Scheduler",
     # reservations (pbs_messages.c)
     PBSE_RESVEXIST: "Reservation with requested ID already exists",
+    PBSE_RESVFAIL: "reservation failure",
     PBSE_UNKRESVID: "Unknown Reservation Id",
     PBSE_BADTSPEC: "Bad time specification(s)",
     PBSE_RESVAUTH_H: "Host machine not authorized to submit reservations",

@@ -53,6 +53,8 @@ PRIVATE_FIELDS = {
     "_exception": ("str", "why a run was lost (``execution node vm down``) or the mom's note"),
     "_hook_action": ("int", "a mom hook's ``job.rerun()`` (-18) or ``job.delete()`` (-19)"),
     # -- requests that end or repeat a run --------------------------------------------------
+    "_resvname": ("str", "Reserve_Name of the reservation whose queue the job is in (its "
+                  "accounting records' resvname=; server/resv/jobs.py)"),
     "_deleted_by": ("str", "``user@host`` of the qdel (or preemption, reset) that ended the job"),
     "_purge": ("bool", "``qdel -x``: drop the job from history once it has ended"),
     "_rerun": ("bool", "qrerun or a requeue preemption asked for the run to go back to Q"),

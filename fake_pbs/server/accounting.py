@@ -39,6 +39,9 @@ def job_fields(job: Job, kind: str) -> str:
     parts += ["jobname=%s" % job.get("Job_Name", ""), "queue=%s" % job.get("queue", ""),
               "ctime=%s" % job.get("ctime", "0"), "qtime=%s" % job.get("qtime", "0"),
               "etime=%s" % job.get("etime", "0")]
+    if job.get("reserve_ID"):  # a reservation's job (R30: after queue in PBS's order)
+        parts.insert(-3, "resvname=%s resvID=%s" % (job.get("_resvname", "NULL"),
+                                                    job["reserve_ID"]))
     if kind != "Q":
         parts.append("start=%s" % job.get("stime", "0"))
     elif job.get("depend"):

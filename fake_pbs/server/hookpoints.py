@@ -58,7 +58,8 @@ class SiteHooks:
         self._compiled.add(hook.name)
         return True
 
-    def _run(self, server: Any, event: str, job: Optional[Job]) -> Any:
+    def _run(self, server: Any, event: str, job: Optional[Job],
+             resv: Optional[Job] = None) -> Any:
         from fake_pbs.hooks import events  # imported only when hooks exist
 
         hooks = hooks_of(server.state)
@@ -73,7 +74,8 @@ class SiteHooks:
         if job is not None:
             attrs = {k: str(v) for k, v in job.items() if not str(k).startswith("_")}
             attrs.setdefault("id", str(job.get("id", job.get("_id", ""))))
-        context = {"job": attrs, "requestor": "Server", "requestor_host": server.host,
+        context = {"job": attrs, "resv": _public(resv), "requestor": "Server",
+                   "requestor_host": server.host,
                    "daemon": daemon, "local_node": server.host,
                    "server": {"name": server.server_name, "attrs": dict(server.state.server)},
                    "log_file": events.daily_log_file(server.home / "server_logs"),
@@ -81,13 +83,15 @@ class SiteHooks:
         outcome = events.run_event(hooks, event, context, log, "server",
                                    work_root=server.home / "server_priv" / "hooks" / "tmp",
                                    compile_log=self._first_compile)
-        if job is not None:
+        target = job if job is not None else resv
+        if target is not None:
             for name, value in outcome.job_changes.items():
-                job[name] = value
+                target[name] = value
         return outcome
 
-    def _filter(self, server: Any, event: str, job: Optional[Job]) -> None:
-        outcome = self._run(server, event, job)
+    def _filter(self, server: Any, event: str, job: Optional[Job],
+                resv: Optional[Job] = None) -> None:
+        outcome = self._run(server, event, job, resv)
         if outcome is not None and not outcome.accepted:
             raise PbsError(PBSE_HOOKERROR, outcome.message)
 
@@ -105,6 +109,14 @@ class SiteHooks:
 
     def jobobit(self, server: Any, job: Job) -> None:
         self._run(server, "jobobit", job)
+
+    def resv_event(self, server: Any, event: str, resv: Job) -> None:
+        """``resvsub`` (a filter: PbsError when rejected), ``resv_confirm``, ``resv_begin``,
+        ``resv_end``: ``pbs.event().resv`` is the reservation (its changes are applied)."""
+        if event == "resvsub":
+            self._filter(server, event, None, resv)
+        else:
+            self._run(server, event, None, resv)
 
     def periodic(self, server: Any, now: float) -> None:
         from fake_pbs.hooks import events
@@ -125,6 +137,15 @@ class SiteHooks:
             events.run_event([hook], "periodic", context,
                              lambda t, c, o, m: server.log.write(t, c, o or daemon, m),
                              "server", work_root=server.home / "server_priv" / "hooks" / "tmp")
+
+
+def _public(resv: Optional[Job]) -> Optional[Dict[str, str]]:
+    """A reservation as pbs.event().resv sees it: its attributes and ``resvid``."""
+    if resv is None:
+        return None
+    attrs = {k: str(v) for k, v in resv.items() if not str(k).startswith("_")}
+    attrs["resvid"] = str(resv.get("_id", ""))
+    return attrs
 
 
 # -- what mom hooks ask of the server (the ``update`` exec event, docs/internals.md §5) -----------

@@ -60,6 +60,10 @@ OP_TYPES: Dict[str, Tuple[int, ...]] = {
     "statrsc": (82,),
     "stathook": (83,),
     "preempt": (PREEMPT_JOBS,),
+    "resv_submit": (70,),
+    "resv_status": (71,),
+    "resv_delete": (72,),
+    "resv_alter": (91,),
 }
 
 #: Ops whose client does not connect afresh: PBS's qsub hands the job to its background daemon,

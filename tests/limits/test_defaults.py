@@ -52,12 +52,12 @@ def test_qstat_shows_defaults_and_qmove_recomputes_them(pbs: FakeCluster) -> Non
     pbs.qmgr("create queue q2 queue_type = execution, enabled = true, started = true")
     pbs.qmgr("set queue q2 resources_default.walltime = 00:07:00")
     pbs.qmgr("set queue q2 default_chunk.mem = 100mb")
-    job = pbs.qsub("true", "-h", "-l", "cput=00:01:00")
+    job = pbs.qsub("true", "-h", "-l", "software=abc")
     shown = pbs.job(job)
     assert (shown["Resource_List.walltime"], shown["Resource_List.ncpus"],
             shown["schedselect"]) == ("00:05:00", "1", "1:ncpus=1")
     pbs.sh("qmove", "q2", job)
     moved = pbs.job(job)
-    assert (moved["Resource_List.walltime"], moved["Resource_List.cput"],
+    assert (moved["Resource_List.walltime"], moved["Resource_List.software"],
             moved["Resource_List.mem"], moved["schedselect"]) == (
-        "00:07:00", "00:01:00", "100mb", "1:ncpus=1:mem=100mb")
+        "00:07:00", "abc", "100mb", "1:ncpus=1:mem=100mb")

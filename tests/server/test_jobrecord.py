@@ -13,6 +13,7 @@ _NOT_JOB_FIELDS = {
     "_down_since",            # node records (server/nodehealth.py)
     "_ran",                   # queue records (server/handlers/status.py)
     "_order",                 # hook records (server/handlers/qmgr.py)
+    "_later", "_idle_since",  # reservation records (server/resv/)
     "_pbs_project_default",   # the value of ``project`` PBS gives a job without one
 }
 

@@ -6,7 +6,7 @@ from fake_pbs.server.handlers.registry import (Caller, Context, Handler, dispatc
 
 __all__ = ["Caller", "Context", "Handler", "dispatch", "handler", "registered", "load_all"]
 
-_MODULES = ("submit", "status", "jobctl", "running", "admin", "qmgr", "tm")
+_MODULES = ("submit", "status", "jobctl", "running", "admin", "qmgr", "tm", "resv")
 
 
 def load_all() -> None:

@@ -16,6 +16,7 @@ from fake_pbs.server.app import ServerApp
 from fake_pbs.server.handlers.common import caller_level, find_job, require_owner
 from fake_pbs.server.handlers.registry import Context, handler
 from fake_pbs.server.logs import DEBUG2
+from fake_pbs.server.resv import jobs as resvjobs
 
 Job = Dict[str, Any]
 
@@ -242,6 +243,7 @@ def movejob(ctx: Context, request: Dict[str, Any]) -> None:
     enqueue.check(ctx.app, trial, dest, new_job=False,
                   manager_move=ctx.caller.manager and not ctx.caller.operator)
     enqueue.adopt(job, trial)
+    resvjobs.enter_queue(ctx.app, job, dest)
     job["queue"] = dest
     job["qtime"] = str(ctx.app.now())
     lifecycle.touch(ctx.app, job)

@@ -20,6 +20,7 @@ from fake_pbs.server import (accounting, depend, enqueue, execid, hookpoints, jo
                              resourcing, subjobs, valuecheck)
 from fake_pbs.model.attrs import is_true
 from fake_pbs.server.handlers.common import caller_level
+from fake_pbs.server.resv import jobs as resvjobs
 from fake_pbs.server.handlers.registry import Context, handler
 
 Job = Dict[str, Any]
@@ -194,6 +195,7 @@ def queuejob(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     # svr_chkque (enqueue.py: state, ACLs, limits, defaults): after the queuejob hook, as in PBS
     enqueue.check(app, job, str(job["queue"]), new_job=True,
                   adding=len(indices) if is_array else 1)
+    resvjobs.enter_queue(app, job, str(job["queue"]))
     if is_array:
         # the subjobs are rows of the parent's table until they run (server/subjobs.py)
         subjobs.start_table(job, indices)

@@ -9,7 +9,7 @@ with the methods each can take. Jobs that share a queue/select/place fail the sa
 cycle, so the cost of a cycle with thousands of queued jobs grows with the jobs that can actually
 run.
 """
-from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 from fake_pbs.model import runlimits
 from fake_pbs.model.entlimits import Entity
@@ -21,6 +21,7 @@ from fake_pbs.model.preempt import DEFAULT_ORDER, DEFAULT_PRIO, DEFAULT_QUEUE_PR
     methods_for, parse_preempt_order, parse_preempt_prio, usable_methods
 from fake_pbs.model.resources import default_resources
 from fake_pbs.model.select import Chunk, Place, parse_place, parse_select
+from fake_pbs.server.sched.reserved import NOT_STARTED, Reserved
 
 __all__ = ["Run", "Preemption", "Considered", "CycleResult", "run_cycle", "RUN", "RESUME",
            "PREEMPT", "FAIL", "SCHED_SUSPENDED"]
@@ -213,7 +214,8 @@ class _Cycle:
                  nodes: Mapping[str, Attrs], jobs: Sequence[Attrs], now: float,
                  qrun: Optional[str] = None,
                  consumables: Sequence[str] = DEFAULT_CONSUMABLES,
-                 server: Optional[Attrs] = None) -> None:
+                 server: Optional[Attrs] = None,
+                 resvs: Sequence[Attrs] = ()) -> None:
         self.qrun = qrun
         self.server_limits = runlimits.limits_of(server or {})
         self.queue_limits = {name: runlimits.limits_of(queue) for name, queue in queues.items()}
@@ -229,8 +231,9 @@ class _Cycle:
         self.policy = _Policy(sched)
         self.consumables = consumables
         self.vnodes = build_vnodes(nodes, jobs, consumables)
+        self.reserved = Reserved(resvs, nodes, jobs, int(now), consumables, self.vnodes)
         self.result = CycleResult([], {}, [], [])
-        self.failed: Dict[Tuple[str, str, str], Failure] = {}
+        self.failed: Dict[Tuple[str, str, str, str], Failure] = {}
         self.running: Optional[List[Attrs]] = None
         self.victimised: Set[str] = set()
         self.lowest = min((self.policy.level(queue) for queue in queues.values()), default=0)
@@ -272,12 +275,18 @@ class _Cycle:
         self.considered(job, FAIL, comment)
 
     def run(self) -> CycleResult:
+        for job in self.jobs if self.reserved.queues else ():
+            if job.get("job_state") == "Q" and self.reserved.is_resv_queue(job.get("queue", "")) \
+                    and _false(self.queues.get(job.get("queue", ""), {}).get("started")):
+                self.fail(job, NOT_STARTED)
         for job in self.order():
             if _suspended_by_scheduler(job):
                 self.resume(job)
                 continue
+            # the walltime matters only when a reservation to come may be in the way
             key = (job.get("queue", ""), job.get("Resource_List.select", ""),
-                   job.get("Resource_List.place", ""))
+                   job.get("Resource_List.place", ""),
+                   job.get("Resource_List.walltime", "") if self.reserved.future else "")
             known = self.failed.get(key)
             if known is not None:
                 # Same queue and request as a job that already failed this cycle: resources only
@@ -290,9 +299,8 @@ class _Cycle:
             if self.capped(job):
                 self.fail(job, MAX_RUN_SUBJOBS)
                 continue
-            outcome = place_job(request.chunks, request.place, self.vnodes,
-                                self.consumables)
             held = self.held_back(job)
+            outcome = self.place(job, request, commit_run=held is None)
             if held is not None:
                 # is_ok_to_run: a job that cannot fit gets that reason; limits come next
                 if isinstance(outcome, Placement):
@@ -301,14 +309,13 @@ class _Cycle:
                     self.fail(job, outcome.comment)
                 continue
             if isinstance(outcome, Placement):
-                exec_vnode, exec_host, hosts = commit(outcome, request.place, self.vnodes)
-                self.result.runs.append(Run(job["id"], exec_vnode, exec_host, hosts))
                 self.usage.add(job.get("queue", ""), _entity(job), _request_amounts(job),
                                self.kinds)
                 self.considered(job, RUN)
                 self.count_subjob(job)
                 continue
-            if not outcome.never and self.try_preempt(job, request):
+            if self.reserved.vnodes_for(job) is None and not outcome.never \
+                    and self.try_preempt(job, request):
                 self.considered(job, PREEMPT)
                 continue
             self.failed[key] = outcome
@@ -338,6 +345,28 @@ class _Cycle:
         if cap is not None:
             cap[1] += 1
 
+    def place(self, job: Attrs, request: _Request,
+              commit_run: bool = True) -> Union[Placement, Failure]:
+        """Place and commit ``job``: a reservation's job on its reservation's vnodes only,
+        any other around the reservations (sched/reserved.py); ``commit_run``: take the
+        vnodes (not when a run limit holds the job back)."""
+        vnodes = self.reserved.vnodes_for(job)
+        ahead = {} if vnodes is not None else self.reserved.ahead_of(job)
+        if vnodes is None:
+            vnodes = self.vnodes
+        self.reserved.hold(vnodes, ahead, True)
+        try:
+            outcome = place_job(request.chunks, request.place, vnodes, self.consumables)
+            if isinstance(outcome, Placement) and commit_run:
+                exec_vnode, exec_host, hosts = commit(outcome, request.place, vnodes)
+                if vnodes is not self.vnodes:  # the host's cpus are in use for all to see
+                    for name in set(outcome.vnodes):
+                        self.vnodes[name].job_count += 1
+                self.result.runs.append(Run(job["id"], exec_vnode, exec_host, hosts))
+        finally:
+            self.reserved.hold(vnodes, ahead, False)
+        return outcome
+
     def resume(self, job: Attrs) -> None:
         """A job suspended by preemption runs again on its own vnodes once they are free."""
         fits = True
@@ -360,8 +389,8 @@ class _Cycle:
                             not job.get("preempt_pending")]
         found = []
         for job in self.running:
-            if job["id"] in self.victimised:
-                continue
+            if job["id"] in self.victimised or self.reserved.is_resv_queue(job.get("queue", "")):
+                continue  # a reservation's job holds the reservation's cpus, no one else's
             if self.level(job) >= level:
                 continue
             if not self.methods(job):
@@ -431,7 +460,8 @@ def _subjob_caps(jobs: Sequence[Attrs]) -> Dict[str, List[int]]:
 def run_cycle(server: Attrs, sched: Attrs, queues: Mapping[str, Attrs],
               nodes: Mapping[str, Attrs], jobs: Sequence[Attrs], now: float,
               qrun: Optional[str] = None,
-              consumables: Sequence[str] = DEFAULT_CONSUMABLES) -> CycleResult:
+              consumables: Sequence[str] = DEFAULT_CONSUMABLES,
+              resvs: Sequence[Attrs] = ()) -> CycleResult:
     """One cycle: the jobs to start, the comments that changed, and the preemptions wanted.
 
     Nothing runs when ``scheduling`` is False on the server or the scheduler object. Jobs carry
@@ -443,7 +473,8 @@ def run_cycle(server: Attrs, sched: Attrs, queues: Mapping[str, Attrs],
     first and may preempt any running job with a usable method, as PBS's qrun'd job does (k06).
     ``consumables``: the consumable resources of the scheduler's ``resources:`` line, ncpus
     first (model/sched_config.py); others in a select are not checked or assigned (n02m).
+    ``resvs``: the reservations' attributes (sched/reserved.py).
     """
     if _false(server.get("scheduling")) or _false(sched.get("scheduling")):
         return CycleResult([], {}, [], [])
-    return _Cycle(sched, queues, nodes, jobs, now, qrun, consumables, server).run()
+    return _Cycle(sched, queues, nodes, jobs, now, qrun, consumables, server, resvs).run()

@@ -16,6 +16,8 @@ from fake_pbs.model.errors import PbsError
 from fake_pbs.server import hookpoints, lifecycle, preemption, reqlog, routing, subjobs
 from fake_pbs.server.app import SchedulerLike, ServerApp
 from fake_pbs.server.logs import DEBUG, JOB, SCHED
+from fake_pbs.server.resv import confirm as resv_confirm, records as resv_records
+from fake_pbs.server.resv import timeline as resv_timeline
 from fake_pbs.server.sched.cycle import run_cycle
 from fake_pbs.server.sched.resources import consumables_of
 
@@ -127,6 +129,7 @@ class Scheduler(SchedulerLike):
                 app.sched_log.write(DEBUG, "Req", "", "Starting Scheduling Cycle")
                 if qrun is not None:
                     app.sched_log.write(JOB, "Job", qrun, "Received qrun request")
+                resv_confirm.confirm_pending(app)  # check_new_reservations, first
             considered: Set[str] = set()
             try:
                 for _ in range(_MAX_PASSES):
@@ -195,7 +198,8 @@ class Scheduler(SchedulerLike):
                                  {n: dict(q) for n, q in state.queues.items()},
                                  {n: dict(a) for n, a in state.nodes.items()},
                                  self._inputs(considered), app.now(), qrun=qrun,
-                                 consumables=self.consumables())
+                                 consumables=self.consumables(),
+                                 resvs=[public(r) for r in resv_records.all_resvs(app)])
             runs = {run.jobid: run for run in result.runs}
             plans = {plan.run.jobid: plan for plan in result.preempt}
             steps = result.considered
@@ -331,6 +335,8 @@ class Scheduler(SchedulerLike):
                 app.state.save_job(job["_id"])
                 changed = True
             self._purge_history(now)
+            # reservation windows begin and end (Time4resv / Time4resvFinish)
+            changed = resv_timeline.tick(app, now) or changed
             try:
                 hookpoints.current().periodic(app, float(now))
             except PbsError:

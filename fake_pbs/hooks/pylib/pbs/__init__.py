@@ -185,6 +185,13 @@ class job(_Object):
         return str(self._attrs.get("id", ""))
 
 
+class resv(_Object):
+    """``pbs.event().resv`` of the resvsub, resv_confirm, resv_begin and resv_end events."""
+
+    def __str__(self) -> str:
+        return str(self._attrs.get("resvid", ""))
+
+
 class vnode(_Object):
     def __str__(self) -> str:
         return str(self._attrs.get("name", ""))
@@ -219,6 +226,8 @@ class event:
         self.freq = _spec.get("freq")
         job_attrs = _spec.get("job")
         self.job = job(job_attrs, _outcome["job_changes"]) if job_attrs is not None else None
+        resv_attrs = _spec.get("resv")
+        self.resv = resv(resv_attrs, _outcome["job_changes"]) if resv_attrs is not None else None
         self.vnode_list: Dict[str, vnode] = {}
         for name, attrs in (_spec.get("vnode_list") or {}).items():
             changes = _outcome["vnode_changes"].setdefault(name, {})
