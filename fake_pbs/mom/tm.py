@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Mapping, Optional
 from fake_pbs import paths
 from fake_pbs.model.errors import (PBSE_BADSTATE, PBSE_HOOK_REJECT, PBSE_IVALREQ, PBSE_UNKJOBID,
                                    PbsError)
-from fake_pbs.mom import hookpoints, siteenv, tasks
+from fake_pbs.mom import hookpoints, hostnames, siteenv, tasks
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.durable import read_json
 from fake_pbs.mom.environment import nodefile_lines, parse_variable_list
@@ -127,6 +127,8 @@ class TaskManager:
             "env": task_environment(job, shell_env, nodenum, "", str(self.ctx.home),
                                     siteenv.load(self.ctx.home)),
         }
+        task_launch["env"].update(hostnames.job_variables(self.ctx.home, host, int(launch["uid"]),
+                                                          task_launch["env"]))
         if host == self.ctx.host:
             task_launch["env"]["TMPDIR"] = shell_env.get("TMPDIR", "")
             task_launch["env"].update(siteenv.per_host(shell_env.get("TMPDIR", "")))

@@ -34,8 +34,9 @@ KNOWN_DIFFERENCES: Dict[str, str] = {
         "as f13: PBS's request-protocol and pbs_python execve lines; the alarm lines "
         "themselves are pinned by tests/hooks/test_abort_faults.py"),
     "i01b_cat_output": (
-        "the job's environment (docs/differences.md): fake_pbs/bin first on PATH and "
-        "FAKE_PBS_HOME and pbs_environment's MPI settings (docs/multinode.md) set, no MANPATH "
+        "the job's environment (docs/differences.md): fake_pbs/bin first on PATH; "
+        "FAKE_PBS_HOME, pbs_environment's MPI settings and the host-name library's LD_PRELOAD, "
+        "FAKE_PBS_HOSTS and FAKE_PBS_HOSTNAME (docs/multinode.md) set, no MANPATH "
         "(plain shell), TMPDIR, PBS_NODEFILE and the "
         "script under mom_priv/<host>; ulimits are this machine's"),
     "i02b_cat_output": ("as i01b: the job's environment and this machine's ulimits"),

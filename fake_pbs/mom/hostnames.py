@@ -1,0 +1,157 @@
+"""The fake hosts' names inside jobs: an ``LD_PRELOAD`` library (``hostnames.c``) that makes
+every name of ``exec_host`` and ``PBS_NODEFILE`` resolve to a loopback address of its own, and
+gives each job shell and task its host's name (``gethostname``, ``uname``): no root, no
+``/etc/hosts`` (docs/multinode.md, "Host names").
+
+``fake-pbs start`` builds it into ``<home>/libfakehosts.so`` (:func:`build`, cached by a hash
+of the source and compiler, written under a temporary name and renamed, mode 0755).  The mom
+puts it in a job's or task's environment (:func:`job_variables`) only when the cluster's owner
+(the mom's own user: root for a root cluster) owns it and no one else may write it.  Without a
+C compiler there is no library: the names do not resolve, and the mom says so in its log.
+"""
+import hashlib
+import ipaddress
+import json
+import os
+import shutil
+import stat
+import subprocess
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+from fake_pbs import paths
+
+SOURCE = Path(__file__).resolve().parent / "hostnames.c"
+LIBRARY = "libfakehosts.so"
+_BUILD_SECONDS = 60.0
+# Host number i of the cluster resolves to 127.1.0.0 + i + 1 (127/8 is loopback: this machine).
+_FIRST_ADDRESS = ipaddress.IPv4Address("127.1.0.0")
+NO_COMPILER = ("no C compiler (cc): the fake hosts' names do not resolve in jobs "
+               "(docs/multinode.md, Host names)")
+
+NOT_BUILT = ("no usable %s in the cluster's home: the fake hosts' names do not resolve in "
+             "jobs (docs/multinode.md, Host names)" % LIBRARY)
+
+_HOSTS_CACHE: Dict[str, Tuple[int, List[str]]] = {}
+
+
+def library_path(home: Path) -> Path:
+    return home / LIBRARY
+
+
+def build(home: Path) -> Optional[str]:
+    """Compile the library for ``home`` unless the same one is there.  None when it is in
+    place, else why there is none (no compiler, a failed build)."""
+    compiler = shutil.which("cc")
+    target = library_path(home)
+    stamp = home / (LIBRARY + ".sha256")
+    if compiler is None:
+        _unlink(target, stamp)
+        return NO_COMPILER
+    try:
+        source = SOURCE.read_bytes()
+    except OSError as exc:
+        return "cannot read %s: %s" % (SOURCE, exc.strerror)
+    digest = hashlib.sha256(source + b"\0" + os.fsencode(os.path.realpath(compiler))).hexdigest()
+    try:
+        if (stamp.read_text(encoding="ascii").strip() == digest and target.is_file()
+                and not target.is_symlink()):
+            return None
+    except OSError:
+        pass
+    tmp = home / (".%s.%d.tmp" % (LIBRARY, os.getpid()))
+    try:
+        done = subprocess.run([compiler, "-O2", "-shared", "-fPIC", "-o", str(tmp), str(SOURCE),
+                               "-ldl"],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, timeout=_BUILD_SECONDS, cwd=str(home))
+        if done.returncode != 0:
+            _unlink(tmp, target, stamp)
+            return "building %s failed: %s" % (LIBRARY, done.stderr.decode(errors="replace")
+                                               .strip().splitlines()[-1:])
+        os.chmod(str(tmp), 0o755)
+        os.replace(str(tmp), str(target))
+        stamp_tmp = home / (".%s.sha256.%d.tmp" % (LIBRARY, os.getpid()))
+        stamp_tmp.write_text(digest + "\n", encoding="ascii")
+        os.replace(str(stamp_tmp), str(stamp))
+        return None
+    except (OSError, subprocess.SubprocessError) as exc:
+        _unlink(tmp)
+        return "building %s failed: %s" % (LIBRARY, exc)
+
+
+def _unlink(*files: Path) -> None:
+    for path in files:
+        try:
+            path.unlink()
+        except OSError:
+            pass
+
+
+def trusted(home: Path) -> bool:
+    """The library exists, is a regular file of this process's user (the cluster's owner) and
+    no one else may write it, nor its directory."""
+    try:
+        info = os.lstat(str(library_path(home)))
+        where = os.stat(str(home))
+    except OSError:
+        return False
+    owner = os.geteuid()
+    return (stat.S_ISREG(info.st_mode) and info.st_uid == owner
+            and not info.st_mode & (stat.S_IWGRP | stat.S_IWOTH)
+            and where.st_uid in (owner, 0) and not where.st_mode & (stat.S_IWGRP | stat.S_IWOTH))
+
+
+def readable_by_all(home: Path) -> bool:
+    """Any user's process can load the library (a root cluster's jobs run as their owners; a
+    library the loader cannot open would put an error on each program's stderr)."""
+    path = library_path(home)
+    try:
+        if not os.stat(str(path)).st_mode & stat.S_IROTH:
+            return False
+        for parent in path.parents:
+            if not os.stat(str(parent)).st_mode & stat.S_IXOTH:
+                return False
+    except OSError:
+        return False
+    return True
+
+
+def cluster_hosts(home: Path) -> List[str]:
+    """The cluster's host names in ``cluster.json`` order (read again when it changes)."""
+    config = paths.config_file(home)
+    try:
+        mtime = os.stat(str(config)).st_mtime_ns
+    except OSError:
+        return []
+    cached = _HOSTS_CACHE.get(str(config))
+    if cached is not None and cached[0] == mtime:
+        return cached[1]
+    try:
+        with open(str(config), "r", encoding="utf-8") as handle:
+            names = [str(h["name"]) for h in json.load(handle).get("hosts", [])]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return []
+    _HOSTS_CACHE[str(config)] = (mtime, names)
+    return names
+
+
+def host_addresses(names: List[str]) -> str:
+    """``FAKE_PBS_HOSTS``: ``name=address`` for each host, comma-separated."""
+    return ",".join("%s=%s" % (name, _FIRST_ADDRESS + index + 1)
+                    for index, name in enumerate(names))
+
+
+def job_variables(home: Path, host: str, uid: int, env: Dict[str, str]) -> Dict[str, str]:
+    """What a job shell or task of user ``uid`` on ``host`` gets (nothing without a trusted
+    library that user can load): the library first in ``LD_PRELOAD`` (before any the job's own
+    variables name), the hosts' addresses and this host's name."""
+    if not trusted(home) or (uid != os.geteuid() and not readable_by_all(home)):
+        return {}
+    names = cluster_hosts(home)
+    if host not in names:
+        return {}
+    preload = str(library_path(home))
+    theirs = env.get("LD_PRELOAD", "")
+    return {"LD_PRELOAD": preload + (":" + theirs if theirs else ""),
+            "FAKE_PBS_HOSTS": host_addresses(names), "FAKE_PBS_HOSTNAME": host}
