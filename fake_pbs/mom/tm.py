@@ -32,7 +32,10 @@ _AFTER = ("PBS_MOMPORT", "OMP_NUM_THREADS", "NCPUS", "PBS_ENVIRONMENT", "ENVIRON
 TASK_PATH = "/bin:/usr/bin"
 MAX_WAIT = 30.0
 TM_OPS = frozenset(("tm_spawn", "task_start", "task_wait", "task_usage",
-                    "task_kill"))  # TaskManager.handle's requests
+                    "task_kill", "tm_attach", "task_sister"))  # TaskManager.handle's requests
+# tm_attach's answers (src/include/tm_.h), as the mom's reply {tm_error}
+TM_ESYSTEM, TM_ENOTFOUND, TM_ESESSION = 17000, 17006, 17008
+TM_EOWNER, TM_ENOPROC, TM_EHOOK = 17010, 17011, 17012
 
 
 def task_hosts(job: Mapping[str, Any], primary: str) -> List[str]:
@@ -91,6 +94,11 @@ class TaskManager:
                                   int(msg["signal"]))
             except KeyError:
                 raise PbsError(PBSE_UNKJOBID)
+            return None
+        if op == "tm_attach":
+            return self.attach(jobid, int(msg["pid"]))
+        if op == "task_sister":  # a process was attached to the job on host ``sister``
+            tasks.note_sister(self.ctx.layout.job(jobid).dir, str(msg["sister"]))
             return None
         if op == "task_usage":  # the job ends: end its tasks here, report their CPU time
             return {"cput": tasks.finish_all(self.ctx.layout.job(jobid).dir)}
@@ -169,6 +177,37 @@ class TaskManager:
         except OSError as exc:
             raise PbsError(PBSE_IVALREQ, "task did not start: %s" % exc)
 
+    def attach(self, jobid: str, pid: int) -> Dict[str, Any]:
+        """PBS's TM_ATTACH (mom_comm.c tm_request): the session of ``pid`` becomes a task of
+        the job on this host, killed and counted with it.  {task} or {tm_error}; the caller
+        (the server) has checked that the requester owns the job."""
+        primary = self._primary_job(jobid) is not None
+        job = self._primary_job(jobid) or self._sister_job(jobid)
+        jobdir = self.ctx.layout.job(jobid).dir
+        if job is None or (jobdir / "exit.json").exists():
+            return {"tm_error": TM_ENOTFOUND}
+        result = hookpoints.execjob_attach(self.ctx.site(primary), job, pid)
+        if not result.accept:
+            self.ctx.log.job(jobid, "execjob_attach hook rejected request", 0x0001)
+            return {"tm_error": TM_EHOOK}
+        try:
+            sid = os.getsid(pid)
+            owner = os.stat("/proc/%d" % pid).st_uid
+        except OSError:
+            return {"tm_error": TM_ENOPROC}
+        if sid <= 1:
+            return {"tm_error": TM_ENOPROC}
+        shell = read_json(jobdir / "shepherd.json") or {}
+        if sid == int(shell.get("pid", 0)) or sid in tasks.sessions(jobdir):
+            self.ctx.log.job(jobid, "tm_attach: sid %d already attached" % sid, 0x0001)
+            return {"tm_error": TM_ESESSION}
+        if owner != int(job.get("uid", -1)):
+            return {"tm_error": TM_EOWNER}
+        task = tasks.attach(jobdir, pid, sid, primary)
+        self.ctx.log.job(jobid, "pid %d sid %d cmd %s attached as task %08X"
+                         % (pid, sid, _command_name(pid), task), 0x0100)
+        return {"task": task, "primary": primary}
+
     def _make_tmpdir(self, path: str, uid: int, gid: int) -> None:
         """The sister's TMPDIR of the job, as the primary makes its own (owner's, 0700)."""
         try:
@@ -177,6 +216,15 @@ class TaskManager:
             return
         if self.ctx.is_root:
             os.chown(path, uid, gid)
+
+
+def _command_name(pid: int) -> str:
+    """The process's name as /proc/<pid>/stat has it (PBS's dep_procinfo: comm)."""
+    try:
+        with open("/proc/%d/comm" % pid, "r", encoding="utf-8", errors="replace") as handle:
+            return handle.read().strip()
+    except OSError:
+        return "?"
 
 
 def tasks_cput(ctx: MomContext, jobdir: Path, jobid: str) -> float:

@@ -287,7 +287,8 @@ def test_execjob_launch_runs_for_each_task(cluster: FakeCluster) -> None:
     lines = text.splitlines()
     assert "mark from-node2" in lines, text
     assert "rc=255" in lines and "forbidden" not in lines, text
-    assert 'pbs_tmrsh: tm_spawn: host "node2" err TM_ESYSTEM' in lines, text
+    assert ('pbs_tmrsh: tm_spawn: host "node2" err system error - MOM cannot be contacted '
+            '(17000)') in lines, text
 
 
 def test_sister_task_cpu_time_counts_in_resources_used(cluster: FakeCluster) -> None:
