@@ -4,7 +4,7 @@ from typing import Callable, List
 import pytest
 
 from .conftest import OUTCOME_PROPERTY, OUTCOMES, selected_sets
-from .harness.cases import RELEASE_PREFIXES, Case
+from .harness.cases import Case, covered
 from .harness.plan import plan_cases
 from .harness.replay import Replayer
 from .known_differences import KNOWN_DIFFERENCES, OPEN_GAPS, TIMING_SNAPSHOTS
@@ -23,8 +23,8 @@ def _params(cases: List[Case]) -> List["pytest.param"]:  # type: ignore[valid-ty
     return params
 
 
-CASES = ([c for c in plan_cases("release") if c.prefix in RELEASE_PREFIXES]
-         + plan_cases("extra"))
+CASES = [c for set_name in ("release", "extra", "resv") for c in plan_cases(set_name)
+         if covered(c)]
 
 
 @pytest.mark.parametrize(("set_name", "name"), _params(CASES))
