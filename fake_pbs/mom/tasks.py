@@ -117,10 +117,12 @@ def note_attached_usage(jobdir: Path) -> None:
         if attached is None or (taskdir / "exit.json").exists():
             continue
         sid = int(attached.get("sid", 0))
-        now = float(session_usage(sid).get("cput", 0)) if sid > 0 else 0.0
-        seen = float((read_json(taskdir / "usage.json") or {}).get("cput", 0.0))
-        if now > seen:
-            write_json(taskdir / "usage.json", {"cput": now})
+        sample = session_usage(sid) if sid > 0 else {}
+        seen = read_json(taskdir / "usage.json") or {}
+        cput = max(float(sample.get("cput", 0)), float(seen.get("cput", 0.0)))
+        rss = max(int(sample.get("rss_kb", 0)), int(seen.get("maxrss_kb", 0)))
+        if seen != {"cput": cput, "maxrss_kb": rss}:
+            write_json(taskdir / "usage.json", {"cput": cput, "maxrss_kb": rss})
 
 
 def _close_attached(jobdir: Path) -> None:
@@ -129,8 +131,9 @@ def _close_attached(jobdir: Path) -> None:
     note_attached_usage(jobdir)
     for taskdir in _task_dirs(jobdir):
         if (taskdir / "attached.json").exists() and not (taskdir / "exit.json").exists():
-            used = float((read_json(taskdir / "usage.json") or {}).get("cput", 0.0))
-            write_json(taskdir / "exit.json", {"status": 0, "cput": used})
+            used = read_json(taskdir / "usage.json") or {}
+            write_json(taskdir / "exit.json", {"status": 0, "cput": used.get("cput", 0.0),
+                                               "maxrss_kb": used.get("maxrss_kb", 0)})
 
 
 def wait(jobdir: Path, task: int, timeout: float) -> Optional[int]:
@@ -206,3 +209,9 @@ def usage(jobdir: Path) -> float:
     for taskdir in _task_dirs(jobdir):
         total += float((read_json(taskdir / "exit.json") or {}).get("cput", 0.0))
     return total
+
+
+def memory_kb(jobdir: Path) -> int:
+    """The largest resident size of the job's ended tasks on this host (kB)."""
+    return max([int((read_json(taskdir / "exit.json") or {}).get("maxrss_kb", 0))
+                for taskdir in _task_dirs(jobdir)] + [0])

@@ -11,7 +11,7 @@ vector reaches the task: the environment, directory and identity are the job's.
 """
 import os
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from fake_pbs import paths
 from fake_pbs.model.errors import (PBSE_BADSTATE, PBSE_HOOK_REJECT, PBSE_IVALREQ, PBSE_UNKJOBID,
@@ -100,8 +100,9 @@ class TaskManager:
         if op == "task_sister":  # a process was attached to the job on host ``sister``
             tasks.note_sister(self.ctx.layout.job(jobid).dir, str(msg["sister"]))
             return None
-        if op == "task_usage":  # the job ends: end its tasks here, report their CPU time
-            return {"cput": tasks.finish_all(self.ctx.layout.job(jobid).dir)}
+        if op == "task_usage":  # the job ends: end its tasks here, report their usage
+            jobdir = self.ctx.layout.job(jobid).dir
+            return {"cput": tasks.finish_all(jobdir), "maxrss_kb": tasks.memory_kb(jobdir)}
         if op == "task_wait":
             timeout = min(MAX_WAIT, float(msg.get("wait", MAX_WAIT)))
             jobdir = self.ctx.layout.job(jobid).dir
@@ -227,13 +228,17 @@ def _command_name(pid: int) -> str:
         return "?"
 
 
-def tasks_cput(ctx: MomContext, jobdir: Path, jobid: str) -> float:
-    """At the job's end on the primary: end its tasks here and on each sister that ran one,
-    and return their CPU seconds (PBS's sisters report their tasks' usage to the primary)."""
-    total = tasks.finish_all(jobdir)
+def tasks_usage(ctx: MomContext, jobdir: Path, jobid: str) -> Tuple[float, int]:
+    """At the job's end on the primary: end its tasks here and on each sister that ran one;
+    their CPU seconds, and the sum over hosts of each host's largest task memory (kB): PBS's
+    sisters report their tasks' usage to the primary, which sums the hosts."""
+    cput = tasks.finish_all(jobdir)
+    mem = tasks.memory_kb(jobdir)
     for host in tasks.sisters_used(jobdir):
         try:
-            total += float(sister_request(ctx, host, "task_usage", job=jobid)["cput"])
+            reply = sister_request(ctx, host, "task_usage", job=jobid)
+            cput += float(reply["cput"])
+            mem += int(reply.get("maxrss_kb", 0))
         except (PbsError, KeyError, TypeError, ValueError):
             ctx.log.job(jobid, "no task usage from sister %s" % host, 0x0001)
-    return total
+    return cput, mem
