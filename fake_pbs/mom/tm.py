@@ -20,6 +20,7 @@ from fake_pbs.mom import hookpoints, hostnames, siteenv, tasks
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.durable import read_json
 from fake_pbs.mom.environment import nodefile_lines, parse_variable_list
+from fake_pbs.mom.layout import HostLayout
 from fake_pbs.mom.sisters import sister_request
 
 # The task environment PBS's mom builds, in its order (transcript D06): PATH, the job's
@@ -240,5 +241,10 @@ def tasks_usage(ctx: MomContext, jobdir: Path, jobid: str) -> Tuple[float, int]:
             cput += float(reply["cput"])
             mem += int(reply.get("maxrss_kb", 0))
         except (PbsError, KeyError, TypeError, ValueError):
-            ctx.log.job(jobid, "no task usage from sister %s" % host, 0x0001)
+            # The sister's mom is gone (PBS: its tasks stay until that mom restarts and
+            # kills them); every fake host is this machine, so its tasks end here: nothing
+            # of the job outlives it.  Their usage is lost.
+            killed = tasks.kill_all(HostLayout(ctx.home, host).job(jobid).dir)
+            ctx.log.job(jobid, "no task usage from sister %s: %d process(es) of its tasks "
+                        "killed from here" % (host, killed), 0x0001)
     return cput, mem

@@ -346,3 +346,26 @@ def test_pbsdsh_signalled_kills_its_tasks(cluster: FakeCluster) -> None:
     # (task ids per host: 2 and 3 on the primary, where the job shell is task 1; 1 and 2 on
     # the sister)
     assert "rc=1" in lines
+
+
+def test_tasks_of_a_dead_sister_mom_end_with_the_job(cluster: FakeCluster) -> None:
+    """No process of a multi-node job outlives it, even when a sister's mom died (kill -9)
+    while its task ran: the primary ends that host's tasks at the job's end (PBS's sister
+    would kill them when its mom restarts; docs/differences.md)."""
+    from fake_pbs import control
+
+    marker = "34%d" % (os.getpid() % 1000)
+    workdir = Path(cluster.home) / "dead-sister"
+    workdir.mkdir()
+    jobid = cluster.qsub("pbs_tmrsh node2 sleep %s & wait" % marker, *SELECT2,
+                         cwd=str(workdir))
+    try:
+        assert wait_until(lambda: len(processes_with("sleep\0" + marker, True)) == 1, 60.0)
+        control.kill(Path(cluster.home), "mom", "node2")
+        cluster.run(["qdel", jobid])  # (pbs_tmrsh may have ended the job first: obit failed)
+        cluster.wait(jobid, "F", 90.0)
+        assert wait_until(lambda: not processes_with("sleep\0" + marker, True), 30.0)
+    finally:
+        for pid in processes_with("sleep\0" + marker, True):
+            os.kill(pid, 9)
+        cluster.start()  # node2's mom back for the module's other tests
