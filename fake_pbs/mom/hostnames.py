@@ -15,15 +15,13 @@ import json
 import os
 import shutil
 import stat
-import subprocess
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-from fake_pbs import paths
+from fake_pbs import cbuild, paths
 
 SOURCE = Path(__file__).resolve().parent / "hostnames.c"
 LIBRARY = "libfakehosts.so"
-_BUILD_SECONDS = 60.0
 # Host number i of the cluster resolves to 127.1.0.0 + i + 1 (127/8 is loopback: this machine).
 _FIRST_ADDRESS = ipaddress.IPv4Address("127.1.0.0")
 NO_COMPILER = ("no C compiler (cc): the fake hosts' names do not resolve in jobs "
@@ -43,49 +41,17 @@ def build(home: Path) -> Optional[str]:
     """Compile the library for ``home`` unless the same one is there.  None when it is in
     place, else why there is none (no compiler, a failed build)."""
     compiler = shutil.which("cc")
-    target = library_path(home)
-    stamp = home / (LIBRARY + ".sha256")
     if compiler is None:
-        _unlink(target, stamp)
+        cbuild.remove(library_path(home), home / (LIBRARY + ".sha256"))
         return NO_COMPILER
     try:
         source = SOURCE.read_bytes()
     except OSError as exc:
         return "cannot read %s: %s" % (SOURCE, exc.strerror)
     digest = hashlib.sha256(source + b"\0" + os.fsencode(os.path.realpath(compiler))).hexdigest()
-    try:
-        if (stamp.read_text(encoding="ascii").strip() == digest and target.is_file()
-                and not target.is_symlink()):
-            return None
-    except OSError:
-        pass
-    tmp = home / (".%s.%d.tmp" % (LIBRARY, os.getpid()))
-    try:
-        done = subprocess.run([compiler, "-O2", "-shared", "-fPIC", "-o", str(tmp), str(SOURCE),
-                               "-ldl"],
-                              stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                              stderr=subprocess.PIPE, timeout=_BUILD_SECONDS, cwd=str(home))
-        if done.returncode != 0:
-            _unlink(tmp, target, stamp)
-            return "building %s failed: %s" % (LIBRARY, done.stderr.decode(errors="replace")
-                                               .strip().splitlines()[-1:])
-        os.chmod(str(tmp), 0o755)
-        os.replace(str(tmp), str(target))
-        stamp_tmp = home / (".%s.sha256.%d.tmp" % (LIBRARY, os.getpid()))
-        stamp_tmp.write_text(digest + "\n", encoding="ascii")
-        os.replace(str(stamp_tmp), str(stamp))
-        return None
-    except (OSError, subprocess.SubprocessError) as exc:
-        _unlink(tmp)
-        return "building %s failed: %s" % (LIBRARY, exc)
-
-
-def _unlink(*files: Path) -> None:
-    for path in files:
-        try:
-            path.unlink()
-        except OSError:
-            pass
+    done, why = cbuild.build(home, LIBRARY, digest, [[
+        compiler, "-O2", "-shared", "-fPIC", "-o", cbuild.OUTPUT, str(SOURCE), "-ldl"]])
+    return None if done else "building %s failed: %s" % (LIBRARY, why)
 
 
 def trusted(home: Path) -> bool:
