@@ -3,9 +3,10 @@
 Option ``--fake-pbs-fidelity=release|extra|resv|all|none`` (or ``FAKE_PBS_FIDELITY``): which
 sets replay.  ``release`` (the default) replays the release set's prefixes a b c d e f g h v;
 ``extra`` only the extra set (483 cases with its log excerpts, opt-in; .ci/run's EXTRA_FIDELITY
-switch); ``resv`` the resv set's group D (pbsdsh, pbs_tmrsh, pbs_attach: 29 cases, ~45 s, opt-in;
-.ci/run replays it with the extra set); ``all`` every set; ``none`` skips the replay.  The option is registered here, so it is accepted on the
-command line when pytest is pointed at tests/fidelity; otherwise use the environment variable.
+switch); ``resv`` the resv set's group D (pbsdsh, pbs_tmrsh, pbs_attach: 29 cases, ~45 s,
+opt-in; .ci/run replays it with the extra set); ``all`` every set; ``none`` skips the replay.
+The option is registered here, so it is accepted on the command line when pytest is pointed at
+tests/fidelity; otherwise use the environment variable.
 """
 import os
 from typing import Callable, Dict, Iterator, List, Tuple
