@@ -18,6 +18,7 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,8 @@ static int host_count = -1;
 static char this_host[NAME_MAX_LEN + 1];
 static int this_host_known = -1;
 
-static void load_hosts(void)
+/* At load, while the process has one thread (MPI libraries start threads of their own). */
+__attribute__((constructor)) static void load_hosts(void)
 {
     const char *spec;
     char item[NAME_MAX_LEN + 32];
@@ -73,7 +75,6 @@ static const struct fake_host *by_name(const char *name)
     int i;
     if (name == NULL)
         return NULL;
-    load_hosts();
     for (i = 0; i < host_count; i++)
         if (strcasecmp(hosts[i].name, name) == 0)
             return &hosts[i];
@@ -85,7 +86,6 @@ static const struct fake_host *by_addr(const void *addr, socklen_t len, int fami
     int i;
     if (family != AF_INET || len != sizeof(struct in_addr))
         return NULL;
-    load_hosts();
     for (i = 0; i < host_count; i++)
         if (memcmp(&hosts[i].addr, addr, sizeof(struct in_addr)) == 0)
             return &hosts[i];
@@ -148,27 +148,32 @@ static pid_t parent_of(pid_t pid)
  * shell or task: the last ancestor, walking up, whose parent has no FAKE_PBS_HOSTNAME, which
  * is its shepherd).  A launcher may give its children another host's environment (MPICH's
  * Hydra gives every rank mpiexec's), so a process's own variable is only the fallback. */
+static pthread_once_t host_once = PTHREAD_ONCE_INIT;
+
+static void find_host(void)
+{
+    char above[NAME_MAX_LEN + 1];
+    pid_t pid = getpid();
+    int steps;
+    const char *own = getenv("FAKE_PBS_HOSTNAME");
+    this_host_known = 0;
+    if (own && *own && strlen(own) <= NAME_MAX_LEN) {
+        strcpy(this_host, own);
+        this_host_known = 1;
+    }
+    for (steps = 0; steps < 64 && this_host_known; steps++) {
+        pid_t parent = parent_of(pid);
+        if (parent <= 1 || !host_of_process(parent, above))
+            break;
+        strcpy(this_host, above);
+        pid = parent;
+    }
+}
+
 static const char *my_host(void)
 {
-    if (this_host_known < 0) {
-        char above[NAME_MAX_LEN + 1];
-        pid_t pid = getpid();
-        int steps;
-        const char *own = getenv("FAKE_PBS_HOSTNAME");
-        this_host_known = 0;
-        if (own && *own && strlen(own) <= NAME_MAX_LEN) {
-            strcpy(this_host, own);
-            this_host_known = 1;
-        }
-        for (steps = 0; steps < 64 && this_host_known; steps++) {
-            pid_t parent = parent_of(pid);
-            if (parent <= 1 || !host_of_process(parent, above))
-                break;
-            strcpy(this_host, above);
-            pid = parent;
-        }
-    }
-    return this_host_known ? this_host : NULL;
+    pthread_once(&host_once, find_host);
+    return this_host_known > 0 ? this_host : NULL;
 }
 
 static void *next(const char *symbol)

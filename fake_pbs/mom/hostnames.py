@@ -48,9 +48,11 @@ def build(home: Path) -> Optional[str]:
         source = SOURCE.read_bytes()
     except OSError as exc:
         return "cannot read %s: %s" % (SOURCE, exc.strerror)
-    digest = hashlib.sha256(source + b"\0" + os.fsencode(os.path.realpath(compiler))).hexdigest()
-    done, why = cbuild.build(home, LIBRARY, digest, [[
-        compiler, "-O2", "-shared", "-fPIC", "-o", cbuild.OUTPUT, str(SOURCE), "-ldl"]])
+    command = [compiler, "-O2", "-shared", "-fPIC", "-pthread", "-o", cbuild.OUTPUT,
+               str(SOURCE), "-ldl"]
+    parts = [source, os.fsencode(os.path.realpath(compiler))] + [w.encode() for w in command]
+    digest = hashlib.sha256(b"\0".join(parts)).hexdigest()
+    done, why = cbuild.build(home, LIBRARY, digest, [command])
     return None if done else "building %s failed: %s" % (LIBRARY, why)
 
 
