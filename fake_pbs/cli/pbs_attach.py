@@ -6,17 +6,18 @@ D11, D24, D25).
 ``-s``), then execs the command.  The job's mom then kills the session with the job and counts
 its CPU time (fake_pbs/mom/tm.py ``attach``), after the ``execjob_attach`` hooks.  Without
 ``-j`` the caller's only running job is meant.  PBS's tm_attach reaches the mom of the host it
-runs on: here the server passes the request to the mom of the fake host whose job shell or
-task this is (``FAKE_PBS_HOSTNAME``; ``-h host`` names another), else the job's primary.
+runs on: here the server passes the request to the mom of the fake host this process is on
+(``gethostname``, which the host-name library answers in a job; ``-h host`` names another), or
+else the job's primary.
 A session already in the job (the job shell's, a task's) is no error (TM_ESESSION).
 """
 from __future__ import annotations
 
 import os
 import re
+import socket
 import sys
 
-from fake_pbs import leanos
 from fake_pbs.cli import common, jobctl, tmcalls
 from fake_pbs.cli.posix_getopt import OptionError, strict
 
@@ -109,7 +110,9 @@ def body(argv: List[str]) -> int:
         _new_session()
     pid = _strtol(values.get("p", ""))[0] or os.getpid()
     jobid = values.get("j") or None
-    host = values.get("h") or leanos.getenv("FAKE_PBS_HOSTNAME") or None
+    # This host's name: in a job, the fake host's (the host-name library), else the machine's,
+    # which names no host of the job (the server then asks the primary's mom).
+    host = values.get("h") or socket.gethostname()
     code = tmcalls.attach(jobid, host, pid)
     if code not in (0, tmcalls.TM_ESESSION):
         sys.stderr.write("%s: tm_attach: %s\n" % (name, tmcalls.TmError(code).name))

@@ -49,6 +49,8 @@ def test_attach_inside_a_job(cluster: FakeCluster) -> None:
         "pbs_attach -j 99999.vm /bin/true; echo rc=$?",
         "pbs_attach -j $PBS_JOBID -p 999999999; echo rc=$?",
         "pbs_attach -j $PBS_JOBID /nonexistent; echo rc=$?",
+        "sister=$(tail -n 1 $PBS_NODEFILE); echo sister=$sister",  # the primary's lines first
+        "pbs_tmrsh $sister pbs_attach -j $PBS_JOBID -s /bin/echo on-the-sister",
     ]), *SELECT2)
     lines = text.splitlines()
     assert lines[:4] == ["same-session", "rc=0", "own-session", "rc=4"], text
@@ -56,8 +58,14 @@ def test_attach_inside_a_job(cluster: FakeCluster) -> None:
     assert "pbs_attach: tm_attach: process does not exist (17011)" in lines, text
     assert "/nonexistent: No such file or directory" in lines, text
     assert lines.count("rc=1") == 2 and "rc=255" in lines, text
-    log = "\n".join(p.read_text() for p in (Path(cluster.home) / "mom_logs").glob("*/*"))
-    assert " attached as task 00000002" in log
+    assert "on-the-sister" in lines, text
+    sister_host = [line for line in lines if line.startswith("sister=")][0][len("sister="):]
+    primary_host = {"node1": "node2", "node2": "node1"}[sister_host]
+    logs = Path(cluster.home) / "mom_logs"
+    primary = "\n".join(p.read_text() for p in (logs / primary_host).glob("*"))
+    sister = "\n".join(p.read_text() for p in (logs / sister_host).glob("*"))
+    assert " attached as task 00000002" in primary
+    assert "cmd python3 attached as task 00000002" in sister  # beside pbs_tmrsh's task 1
 
 
 def test_attached_process_ends_with_the_job_and_counts(cluster: FakeCluster) -> None:
