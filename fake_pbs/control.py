@@ -19,12 +19,13 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from fake_pbs import crashpoints, paths, protocol, verified_connect
-from fake_pbs.mom import siteenv
+from fake_pbs.mom import hostnames, siteenv
 from fake_pbs.pace import PACES
 from fake_pbs.server import config as cluster_config
 
@@ -266,6 +267,9 @@ def _start_locked(home: Path, server_name: Optional[str],
         cluster_config.save(home, config)
     config = cluster_config.load(home)
     record_interpreter(home)
+    # Compiled while the server starts; in place before any mom (it logs when it is not).
+    shim = threading.Thread(target=hostnames.build, args=(home,), name="hostnames-build")
+    shim.start()
     siteenv.write_default(home)  # PBS's pbs_environment: MPI launchers use pbs_tmrsh
     pids = _read_pids(home)
     if not server_answers(home, 0.5):
@@ -273,6 +277,7 @@ def _start_locked(home: Path, server_name: Optional[str],
         if not _alive(old, home):
             pids["server"] = _spawn(home, ["fake_pbs.server", "--home", str(home)],
                                     "server.out")
+    shim.join()
     for host in config["hosts"]:
         name = str(host["name"])
         key = _daemon_key("mom", name)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Replay the golden OpenPBS transcripts against fake_pbs and print a per-prefix match table.
 
-usage: tools/fidelity_report.py [--set all|release|extra] [--only PREFIXES] [-v] [--diff NAME]
+usage: tools/fidelity_report.py [--set all|release|extra|resv] [--only PREFIXES] [-v] [--diff NAME]
                                [--goal PERCENT [--goal-only]] [--timing]
 
 Runs as the tests do (tests/fidelity): root starts a conformance-mode cluster in a temporary
@@ -19,7 +19,7 @@ from typing import List
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from fidelity.harness.cases import RELEASE_PREFIXES  # noqa: E402
+from fidelity.harness.cases import covered  # noqa: E402
 from fidelity.harness.replay import Outcome, chain_replayers  # noqa: E402
 from fidelity.harness.report import format_table, tally, time_profile, verdict  # noqa: E402
 from fidelity.known_differences import KNOWN_DIFFERENCES, OPEN_GAPS, TIMING_SNAPSHOTS  # noqa: E402
@@ -27,7 +27,7 @@ from fidelity.known_differences import KNOWN_DIFFERENCES, OPEN_GAPS, TIMING_SNAP
 
 def main(argv: List[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=("release", "extra", "all"), default="all")
+    parser.add_argument("--set", choices=("release", "extra", "resv", "all"), default="all")
     parser.add_argument("--only", default="", help="replay up to the cases of these prefixes")
     parser.add_argument("-v", "--verbose", action="store_true", help="print each case's status")
     parser.add_argument("--diff", action="append", default=[],
@@ -42,16 +42,15 @@ def main(argv: List[str]) -> int:
                         help="print where the replay's wall time went (per case and in sum)")
     args = parser.parse_args(argv)
     known = dict(KNOWN_DIFFERENCES, **TIMING_SNAPSHOTS)
-    sets = ["release", "extra"] if args.set == "all" else [args.set]
+    sets = ["release", "extra", "resv"] if args.set == "all" else [args.set]
     outcomes: List[Outcome] = []
     # each chain of a set (tests/fidelity/harness/chains.py) in turn, on its own cluster
     replayers = [replayer for set_name in sets
                  for replayer in chain_replayers(set_name, dict(known, **OPEN_GAPS))]
     for replayer in replayers:
-        set_name = replayer.set_name
         try:
             for case in replayer.cases():
-                if set_name == "release" and case.prefix not in RELEASE_PREFIXES:
+                if not covered(case):
                     continue
                 if args.only and case.prefix not in args.only:
                     continue

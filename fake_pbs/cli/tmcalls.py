@@ -16,15 +16,19 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Dict, List, Optional, Tuple
 
-# TM error codes and the names get_ecname prints (src/include/tm_.h).
+# TM error codes (src/include/tm_.h) and what get_ecname prints for them (src/lib/Libifl/tm.c).
 TM_ESYSTEM = 17000
 TM_ENOTCONNECTED = 17002
 TM_EBADENVIRONMENT = 17005
 TM_ENOTFOUND = 17006
-_EC_NAMES = {TM_ESYSTEM: "TM_ESYSTEM", 17001: "TM_ENOEVENT", TM_ENOTCONNECTED:
-             "TM_ENOTCONNECTED", 17003: "TM_EUNKNOWNCMD", 17004: "TM_ENOTIMPLEMENTED",
-             TM_EBADENVIRONMENT: "TM_EBADENVIRONMENT", TM_ENOTFOUND: "TM_ENOTFOUND",
-             17007: "TM_BADINIT"}
+TM_ESESSION = 17008
+_EC_TEXTS = {TM_ESYSTEM: "system error - MOM cannot be contacted",
+             TM_ENOTCONNECTED: "not connected", 17003: "unknown command",
+             17004: "not implemented/supported", TM_EBADENVIRONMENT: "bad environment",
+             TM_ENOTFOUND: "no matching job found", TM_ESESSION: "session is already attached",
+             17009: "user not permitted to attach", 17010: "process owner does not match job",
+             17011: "process does not exist",
+             17012: "a hook has rejected the task manager request"}
 OBIT_WAIT = 0.5  # seconds per obit request while several tasks are watched
 
 
@@ -35,7 +39,8 @@ class TmError(Exception):
 
     @property
     def name(self) -> str:
-        return _EC_NAMES.get(self.code, "?")
+        """get_ecname: the code's text and the code, ``no matching job found (17006)``."""
+        return "%s (%d)" % (_EC_TEXTS.get(self.code, "unknown"), self.code)
 
 
 def node_lines(nodefile: str) -> List[str]:
@@ -106,3 +111,14 @@ def wait_any(jobid: str, pending: Dict[int, Tuple[str, int]]) -> Tuple[int, int]
                 return index, status
         if not alone:
             time.sleep(OBIT_WAIT)
+
+
+def attach(jobid: Optional[str], host: Optional[str], pid: int) -> int:
+    """tm_attach: make the session of ``pid`` a task of the job on ``host``; 0 or a TM code."""
+    try:
+        reply = common.request("tm_attach", id=jobid, host=host, pid=pid)
+    except PbsError:
+        return TM_ESYSTEM
+    except OSError:
+        return TM_ENOTCONNECTED
+    return int(reply.get("tm_error", 0))

@@ -30,7 +30,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from fake_pbs.model.errors import (PBSE_BADCRED, PBSE_IVALREQ, PBSE_JOBEXIST, PBSE_UNKJOBID,
                                    PBSE_UNKREQ, PbsError, detail)
-from fake_pbs.mom import hookpoints, hookshep, launcher
+from fake_pbs.mom import hookpoints, hookshep, hostnames, launcher
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.durable import UntrustedRecord, read_json
 from fake_pbs.mom.faults import SLOW_START
@@ -181,6 +181,9 @@ class MomDaemon:
     def serve_forever(self) -> None:
         assert self.listener is not None
         self.ctx.log.server("Is up")
+        if not hostnames.trusted(self.ctx.home):
+            self.ctx.log.server(hostnames.NO_COMPILER if shutil.which("cc") is None else
+                                hostnames.NOT_BUILT, 0x0002)
         hookpoints.exechost_startup(self.ctx.site(False))
         drain_until: Optional[float] = None
         while True:

@@ -16,6 +16,8 @@ execjob_preterm     primary: on ``TermJob`` (qdel) before SIGTERM; reject refuse
 execjob_epilogue    every host: after the job shell exited, before the finish event
 execjob_end         primary: on ``discard``; sister: on release
 execjob_abort       primary: when a job fails to start (before execjob_end); sister: on abort
+execjob_attach      the host ``pbs_attach`` asks: before a process's session becomes a task
+                    (pbs.event().pid); reject -> TM_EHOOK
 ==================  =========================================================================
 
 Outcome mapping done by the mom (reference §6.4): prologue reject -> -16 (requeue), with
@@ -78,7 +80,7 @@ def _vnode_list(job: Job) -> Dict[str, Dict[str, str]]:
 
 
 def _run(site: HookSite, event: str, job: Optional[Job], exit_status: Optional[int] = None,
-         launch: Optional[Dict[str, Any]] = None) -> HookResult:
+         launch: Optional[Dict[str, Any]] = None, pid: Optional[int] = None) -> HookResult:
     """Run the enabled hooks of ``event`` for ``job`` on this mom (hooks read as published)."""
     from fake_pbs.hooks import events  # imported only when a hook event happens
 
@@ -92,7 +94,7 @@ def _run(site: HookSite, event: str, job: Optional[Job], exit_status: Optional[i
         "in_ms_mom": site.primary, "local_node": site.host, "requestor": "pbs_mom",
         "requestor_host": site.host, "daemon": "pbs_python",
         "log_file": events.daily_log_file(site.home / "mom_logs" / site.host),
-        "compile_eventtype": _COMPILE_EVENTTYPE, "launch": launch,
+        "compile_eventtype": _COMPILE_EVENTTYPE, "launch": launch, "pid": pid,
         "hooks_dir": str(priv),  # the compile line names the mom's NAME.PY (m04f, m06d)
         # user = pbsuser hooks of the user events run as the job's owner (hooks/runas.py)
         "job_owner": None if job is None else {
@@ -149,3 +151,8 @@ def execjob_abort(site: HookSite, job: Job, exit_status: int) -> HookResult:
     """Primary: a job failed to start (before execjob_end); sister: join failed or told to
     abort.  Whatever the hooks decide changes nothing in the flow (reference §6.4)."""
     return _run(site, "execjob_abort", job, exit_status)
+
+
+def execjob_attach(site: HookSite, job: Job, pid: int) -> HookResult:
+    """mom_comm.c tm_request TM_ATTACH: before the session of ``pid`` joins the job."""
+    return _run(site, "execjob_attach", job, pid=pid)

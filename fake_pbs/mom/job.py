@@ -727,11 +727,12 @@ class MomJob:
             signal_session(sid, signal.SIGKILL)
         shepherd = self._shepherd_record() or {}
         start = float(shepherd.get("start_time", record.get("end_time", 0)))
-        # The job's TM tasks (pbsdsh, pbs_tmrsh) end with it, here and on its sisters; their
-        # CPU time is the job's too (fake_pbs/mom/tm.py).
-        cput = float(record.get("cput", 0)) + tm.tasks_cput(self.ctx, self.files.dir, jobid)
+        # The job's TM tasks (pbsdsh, pbs_tmrsh, pbs_attach) end with it, here and on its
+        # sisters; their CPU time and memory are the job's too (fake_pbs/mom/tm.py).
+        task_cput, task_mem = tm.tasks_usage(self.ctx, self.files.dir, jobid)
+        cput = float(record.get("cput", 0)) + task_cput
         used = resources_used(self.job.get("attrs", {}), cput,
-                              int(record.get("maxrss_kb", 0)),
+                              int(record.get("maxrss_kb", 0)) + task_mem,
                               float(record.get("end_time", start)) - start)
         if not self._reaped_logged:
             log.job(jobid, "task 00000001 terminated", 0x0080)

@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Mapping, Optional
 
 from fake_pbs import paths
 from fake_pbs.model.attrs import is_true
-from fake_pbs.mom import siteenv
+from fake_pbs.mom import hostnames, siteenv
 from fake_pbs.mom.environment import job_environment
 from fake_pbs.mom.layout import JobLayout
 from fake_pbs.mom.streams import job_streams
@@ -107,6 +107,8 @@ def build_launch(job: Mapping[str, Any], layout: JobLayout, host: str, cluster_h
     env.update(siteenv.per_host(str(layout.tmpdir)))
     env.update(job_environment(job, shell, str(layout.nodefile), str(layout.tmpdir),
                                secrets.token_hex(16).upper(), home_dir, cluster_home))
+    env.update(hostnames.job_variables(Path(cluster_home), host, int(job.get("uid", os.getuid())),
+                                       env))
     command = command_of(attrs)
     argv = command if command is not None else shell_argv(
         shell, str(layout.script), str(job.get("script") or ""))

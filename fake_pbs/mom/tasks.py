@@ -5,7 +5,9 @@ Each task lives in ``jobs/<jobid>/tasks/<n>/`` (``launch.json``, ``shepherd.json
 ``exit.json``: the shepherd's records, fake_pbs/mom/shepherd.py), runs as the job's owner in a
 session of its own (PBS's mom makes every task a session leader too) and belongs to the job:
 the mom signals every task's session when it signals or ends the job (:func:`signal_all`), and
-their CPU time is added to the job's ``resources_used.cput`` (:func:`usage`).
+their CPU time is added to the job's ``resources_used.cput`` (:func:`usage`).  A session
+``pbs_attach`` joined to the job (PBS's tm_attach) is a task with ``attached.json`` {pid, sid}
+instead of a shepherd: killed the same way, its CPU time sampled (:func:`note_attached_usage`).
 """
 import os
 import signal
@@ -16,7 +18,7 @@ from typing import Any, Dict, List, Optional
 
 from fake_pbs.mom import launcher
 from fake_pbs.mom.durable import read_json, write_json
-from fake_pbs.mom.procs import signal_session
+from fake_pbs.mom.procs import session_usage, signal_session
 
 TASKS = "tasks"
 START_TIMEOUT = 30.0
@@ -79,6 +81,61 @@ def start(jobdir: Path, jobs_dir: str, launch: Dict[str, Any], primary: bool) ->
     return {"task": task, "pid": int((record or {}).get("pid", 0))}
 
 
+def attach(jobdir: Path, pid: int, sid: int, primary: bool) -> int:
+    """Make session ``sid`` (of process ``pid``) a task of the job here; its task number."""
+    with _LOCK:
+        task = next_task_id(jobdir, primary)
+        taskdir = tasks_dir(jobdir) / ("%08d" % task)
+        taskdir.mkdir(parents=True, exist_ok=False)
+        write_json(taskdir / "attached.json", {"pid": pid, "sid": sid})
+    return task
+
+
+def sessions(jobdir: Path) -> List[int]:
+    """The session of each task of the job here (a spawned task leads its own)."""
+    found = []
+    for taskdir in _task_dirs(jobdir):
+        sid = _session(taskdir)
+        if sid > 0:
+            found.append(sid)
+    return found
+
+
+def _session(taskdir: Path) -> int:
+    attached = read_json(taskdir / "attached.json")
+    if attached is not None:
+        return int(attached.get("sid", 0))
+    return int((read_json(taskdir / "shepherd.json") or {}).get("pid", 0))
+
+
+def note_attached_usage(jobdir: Path) -> None:
+    """Record the CPU time each attached session has used so far (``usage.json``, the most
+    seen): its processes are not the mom's children, so their usage is lost once they end.
+    Done before each signal to the job's tasks and at the job's end."""
+    for taskdir in _task_dirs(jobdir):
+        attached = read_json(taskdir / "attached.json")
+        if attached is None or (taskdir / "exit.json").exists():
+            continue
+        sid = int(attached.get("sid", 0))
+        sample = session_usage(sid) if sid > 0 else {}
+        seen = read_json(taskdir / "usage.json") or {}
+        cput = max(float(sample.get("cput", 0)), float(seen.get("cput", 0.0)))
+        rss = max(int(sample.get("rss_kb", 0)), int(seen.get("maxrss_kb", 0)))
+        if seen != {"cput": cput, "maxrss_kb": rss}:
+            write_json(taskdir / "usage.json", {"cput": cput, "maxrss_kb": rss})
+
+
+def _close_attached(jobdir: Path) -> None:
+    """Give each attached task without an exit record one, with the CPU time it was seen to
+    use (the job's end: its session is killed next)."""
+    note_attached_usage(jobdir)
+    for taskdir in _task_dirs(jobdir):
+        if (taskdir / "attached.json").exists() and not (taskdir / "exit.json").exists():
+            used = read_json(taskdir / "usage.json") or {}
+            write_json(taskdir / "exit.json", {"status": 0, "cput": used.get("cput", 0.0),
+                                               "maxrss_kb": used.get("maxrss_kb", 0)})
+
+
 def wait(jobdir: Path, task: int, timeout: float) -> Optional[int]:
     """The task's exit status once it has ended (PBS's obit), or None after ``timeout``."""
     taskdir = tasks_dir(jobdir) / ("%08d" % int(task))
@@ -100,21 +157,17 @@ def signal_all(jobdir: Path, signum: int) -> int:
     """``signum`` to the session of every task of the job on this host.  A task whose leader
     has ended may have left members of its session (Open MPI's orted outlives the shell that
     started it on a SIGTERM): the session is signalled all the same."""
-    count = 0
-    for taskdir in _task_dirs(jobdir):
-        pid = int((read_json(taskdir / "shepherd.json") or {}).get("pid", 0))
-        if pid > 0:
-            count += signal_session(pid, signum)
-    return count
+    note_attached_usage(jobdir)
+    return sum(signal_session(sid, signum) for sid in sessions(jobdir))
 
 
 def signal_task(jobdir: Path, task: int, signum: int) -> int:
     """``signum`` to the session of one task (PBS's tm_kill); KeyError if there is no such."""
     taskdir = tasks_dir(jobdir) / ("%08d" % int(task))
-    record = read_json(taskdir / "shepherd.json")
-    if record is None:
+    if not taskdir.is_dir():
         raise KeyError("no task %d" % task)
-    return signal_session(int(record.get("pid", 0)), signum) if record.get("pid") else 0
+    sid = _session(taskdir)
+    return signal_session(sid, signum) if sid > 0 else 0
 
 
 def kill_all(jobdir: Path) -> int:
@@ -125,6 +178,7 @@ def kill_all(jobdir: Path) -> int:
 def finish_all(jobdir: Path, wait_seconds: float = FINISH_WAIT) -> float:
     """End every task of the job on this host and return their CPU seconds, once each has
     its exit record (or after ``wait_seconds``: a task that does not die is not counted)."""
+    _close_attached(jobdir)
     if kill_all(jobdir) == 0 and all((d / "exit.json").exists() for d in _task_dirs(jobdir)):
         return usage(jobdir)
     deadline = time.monotonic() + wait_seconds
@@ -155,3 +209,9 @@ def usage(jobdir: Path) -> float:
     for taskdir in _task_dirs(jobdir):
         total += float((read_json(taskdir / "exit.json") or {}).get("cput", 0.0))
     return total
+
+
+def memory_kb(jobdir: Path) -> int:
+    """The largest resident size of the job's ended tasks on this host (kB)."""
+    return max([int((read_json(taskdir / "exit.json") or {}).get("maxrss_kb", 0))
+                for taskdir in _task_dirs(jobdir)] + [0])

@@ -11,15 +11,16 @@ vector reaches the task: the environment, directory and identity are the job's.
 """
 import os
 from pathlib import Path
-from typing import Any, Dict, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from fake_pbs import paths
 from fake_pbs.model.errors import (PBSE_BADSTATE, PBSE_HOOK_REJECT, PBSE_IVALREQ, PBSE_UNKJOBID,
                                    PbsError)
-from fake_pbs.mom import hookpoints, siteenv, tasks
+from fake_pbs.mom import hookpoints, hostnames, siteenv, tasks
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.durable import read_json
 from fake_pbs.mom.environment import nodefile_lines, parse_variable_list
+from fake_pbs.mom.layout import HostLayout
 from fake_pbs.mom.sisters import sister_request
 
 # The task environment PBS's mom builds, in its order (transcript D06): PATH, the job's
@@ -32,7 +33,10 @@ _AFTER = ("PBS_MOMPORT", "OMP_NUM_THREADS", "NCPUS", "PBS_ENVIRONMENT", "ENVIRON
 TASK_PATH = "/bin:/usr/bin"
 MAX_WAIT = 30.0
 TM_OPS = frozenset(("tm_spawn", "task_start", "task_wait", "task_usage",
-                    "task_kill"))  # TaskManager.handle's requests
+                    "task_kill", "tm_attach", "task_sister"))  # TaskManager.handle's requests
+# tm_attach's answers (src/include/tm_.h), as the mom's reply {tm_error}
+TM_ESYSTEM, TM_ENOTFOUND, TM_ESESSION = 17000, 17006, 17008
+TM_EOWNER, TM_ENOPROC, TM_EHOOK = 17010, 17011, 17012
 
 
 def task_hosts(job: Mapping[str, Any], primary: str) -> List[str]:
@@ -92,8 +96,14 @@ class TaskManager:
             except KeyError:
                 raise PbsError(PBSE_UNKJOBID)
             return None
-        if op == "task_usage":  # the job ends: end its tasks here, report their CPU time
-            return {"cput": tasks.finish_all(self.ctx.layout.job(jobid).dir)}
+        if op == "tm_attach":
+            return self.attach(jobid, int(msg["pid"]))
+        if op == "task_sister":  # a process was attached to the job on host ``sister``
+            tasks.note_sister(self.ctx.layout.job(jobid).dir, str(msg["sister"]))
+            return None
+        if op == "task_usage":  # the job ends: end its tasks here, report their usage
+            jobdir = self.ctx.layout.job(jobid).dir
+            return {"cput": tasks.finish_all(jobdir), "maxrss_kb": tasks.memory_kb(jobdir)}
         if op == "task_wait":
             timeout = min(MAX_WAIT, float(msg.get("wait", MAX_WAIT)))
             jobdir = self.ctx.layout.job(jobid).dir
@@ -130,6 +140,8 @@ class TaskManager:
         if launch.get("interactive"):  # an interactive job's output is its terminal
             pty = str((read_json(jobdir / "shepherd.json") or {}).get("pty") or os.devnull)
             task_launch["stdout"] = task_launch["stderr"] = pty
+        task_launch["env"].update(hostnames.job_variables(self.ctx.home, host, int(launch["uid"]),
+                                                          task_launch["env"]))
         if host == self.ctx.host:
             task_launch["env"]["TMPDIR"] = shell_env.get("TMPDIR", "")
             task_launch["env"].update(siteenv.per_host(shell_env.get("TMPDIR", "")))
@@ -170,6 +182,37 @@ class TaskManager:
         except OSError as exc:
             raise PbsError(PBSE_IVALREQ, "task did not start: %s" % exc)
 
+    def attach(self, jobid: str, pid: int) -> Dict[str, Any]:
+        """PBS's TM_ATTACH (mom_comm.c tm_request): the session of ``pid`` becomes a task of
+        the job on this host, killed and counted with it.  {task} or {tm_error}; the caller
+        (the server) has checked that the requester owns the job."""
+        primary = self._primary_job(jobid) is not None
+        job = self._primary_job(jobid) or self._sister_job(jobid)
+        jobdir = self.ctx.layout.job(jobid).dir
+        if job is None or (jobdir / "exit.json").exists():
+            return {"tm_error": TM_ENOTFOUND}
+        result = hookpoints.execjob_attach(self.ctx.site(primary), job, pid)
+        if not result.accept:
+            self.ctx.log.job(jobid, "execjob_attach hook rejected request", 0x0001)
+            return {"tm_error": TM_EHOOK}
+        try:
+            sid = os.getsid(pid)
+            owner = os.stat("/proc/%d" % pid).st_uid
+        except OSError:
+            return {"tm_error": TM_ENOPROC}
+        if sid <= 1:
+            return {"tm_error": TM_ENOPROC}
+        shell = read_json(jobdir / "shepherd.json") or {}
+        if sid == int(shell.get("pid", 0)) or sid in tasks.sessions(jobdir):
+            self.ctx.log.job(jobid, "tm_attach: sid %d already attached" % sid, 0x0001)
+            return {"tm_error": TM_ESESSION}
+        if owner != int(job.get("uid", -1)):
+            return {"tm_error": TM_EOWNER}
+        task = tasks.attach(jobdir, pid, sid, primary)
+        self.ctx.log.job(jobid, "pid %d sid %d cmd %s attached as task %08X"
+                         % (pid, sid, _command_name(pid), task), 0x0100)
+        return {"task": task, "primary": primary}
+
     def _make_tmpdir(self, path: str, uid: int, gid: int) -> None:
         """The sister's TMPDIR of the job, as the primary makes its own (owner's, 0700)."""
         try:
@@ -180,13 +223,31 @@ class TaskManager:
             os.chown(path, uid, gid)
 
 
-def tasks_cput(ctx: MomContext, jobdir: Path, jobid: str) -> float:
-    """At the job's end on the primary: end its tasks here and on each sister that ran one,
-    and return their CPU seconds (PBS's sisters report their tasks' usage to the primary)."""
-    total = tasks.finish_all(jobdir)
+def _command_name(pid: int) -> str:
+    """The process's name as /proc/<pid>/stat has it (PBS's dep_procinfo: comm)."""
+    try:
+        with open("/proc/%d/comm" % pid, "r", encoding="utf-8", errors="replace") as handle:
+            return handle.read().strip()
+    except OSError:
+        return "?"
+
+
+def tasks_usage(ctx: MomContext, jobdir: Path, jobid: str) -> Tuple[float, int]:
+    """At the job's end on the primary: end its tasks here and on each sister that ran one;
+    their CPU seconds, and the sum over hosts of each host's largest task memory (kB): PBS's
+    sisters report their tasks' usage to the primary, which sums the hosts."""
+    cput = tasks.finish_all(jobdir)
+    mem = tasks.memory_kb(jobdir)
     for host in tasks.sisters_used(jobdir):
         try:
-            total += float(sister_request(ctx, host, "task_usage", job=jobid)["cput"])
+            reply = sister_request(ctx, host, "task_usage", job=jobid)
+            cput += float(reply["cput"])
+            mem += int(reply.get("maxrss_kb", 0))
         except (PbsError, KeyError, TypeError, ValueError):
-            ctx.log.job(jobid, "no task usage from sister %s" % host, 0x0001)
-    return total
+            # The sister's mom is gone (PBS: its tasks stay until that mom restarts and
+            # kills them); every fake host is this machine, so its tasks end here: nothing
+            # of the job outlives it.  Their usage is lost.
+            killed = tasks.kill_all(HostLayout(ctx.home, host).job(jobid).dir)
+            ctx.log.job(jobid, "no task usage from sister %s: %d process(es) of its tasks "
+                        "killed from here" % (host, killed), 0x0001)
+    return cput, mem

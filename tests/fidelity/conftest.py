@@ -1,10 +1,12 @@
 """Fixtures of the fidelity replay: one fake cluster per transcript set, stopped at session end.
 
-Option ``--fake-pbs-fidelity=release|extra|all|none`` (or ``FAKE_PBS_FIDELITY``): which sets
-replay.  ``release`` (the default) replays the release set's prefixes a b c d e f g h v; ``extra``
-only the extra set (483 cases with its log excerpts, opt-in; .ci/run's EXTRA_FIDELITY switch);
-``all`` both; ``none`` skips the replay.  The option is registered here, so it is accepted on the
-command line when pytest is pointed at tests/fidelity; otherwise use the environment variable.
+Option ``--fake-pbs-fidelity=release|extra|resv|all|none`` (or ``FAKE_PBS_FIDELITY``): which
+sets replay.  ``release`` (the default) replays the release set's prefixes a b c d e f g h v;
+``extra`` only the extra set (483 cases with its log excerpts, opt-in; .ci/run's EXTRA_FIDELITY
+switch); ``resv`` the resv set's group D (pbsdsh, pbs_tmrsh, pbs_attach: 29 cases, ~45 s,
+opt-in; .ci/run replays it with the extra set); ``all`` every set; ``none`` skips the replay.
+The option is registered here, so it is accepted on the command line when pytest is pointed at
+tests/fidelity; otherwise use the environment variable.
 """
 import os
 from typing import Callable, Dict, Iterator, List, Optional, Tuple
@@ -21,9 +23,9 @@ OUTCOMES: List[Outcome] = []
 # The report property carrying (set, case, status) from an xdist worker to its controller.
 OUTCOME_PROPERTY = "fidelity_outcome"
 # Each choice and the sets it replays.
-SET_CHOICES = ("release", "extra", "all", "none")
-_SELECTED = {"release": ("release",), "extra": ("extra",), "all": ("release", "extra"),
-             "none": ()}
+SET_CHOICES = ("release", "extra", "resv", "all", "none")
+_SELECTED = {"release": ("release",), "extra": ("extra",), "resv": ("resv",),
+             "all": ("release", "extra", "resv"), "none": ()}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -34,8 +34,9 @@ KNOWN_DIFFERENCES: Dict[str, str] = {
         "as f13: PBS's request-protocol and pbs_python execve lines; the alarm lines "
         "themselves are pinned by tests/hooks/test_abort_faults.py"),
     "i01b_cat_output": (
-        "the job's environment (docs/differences.md): fake_pbs/bin first on PATH and "
-        "FAKE_PBS_HOME and pbs_environment's MPI settings (docs/multinode.md) set, no MANPATH "
+        "the job's environment (docs/differences.md): fake_pbs/bin first on PATH; "
+        "FAKE_PBS_HOME, pbs_environment's MPI settings and the host-name library's LD_PRELOAD, "
+        "FAKE_PBS_HOSTS and FAKE_PBS_HOSTNAME (docs/multinode.md) set, no MANPATH "
         "(plain shell), TMPDIR, PBS_NODEFILE and the "
         "script under mom_priv/<host>; ulimits are this machine's"),
     "i02b_cat_output": ("as i01b: the job's environment and this machine's ulimits"),
@@ -110,6 +111,15 @@ KNOWN_DIFFERENCES: Dict[str, str] = {
         "23.06.06 wrote uninitialised bytes (w\\xcb+\\xfbU) as the body of the job's first "
         "suspend (z) record, 1 s into the run, before any usage report: no replay can write "
         "them (the fake writes the usage it has; see FINDINGS for the second z record)"),
+    # resv set, group D (pbsdsh, pbs_tmrsh, pbs_attach; docs/differences.md, Multi-node jobs)
+    "D04_output": (
+        "a task that cannot be exec'd: PBS's mom prints an uninitialised buffer before "
+        "': No such file or directory' (the set's README); the fake names the program"),
+    "D06_output": (
+        "the TM task's environment: fake_pbs/bin first on PATH; FAKE_PBS_HOME, the site "
+        "file's MPI settings and the host-name library's LD_PRELOAD, FAKE_PBS_HOSTS and "
+        "FAKE_PBS_HOSTNAME (docs/multinode.md) set; TMPDIR under mom_priv/<host>; the "
+        "variables in name order (PBS: in the order its mom builds them)"),
 }
 
 

@@ -4,7 +4,7 @@ from typing import Callable, List, Optional, Tuple
 import pytest
 
 from .conftest import OUTCOME_PROPERTY, OUTCOMES, selected_sets
-from .harness.cases import RELEASE_PREFIXES, Case
+from .harness.cases import Case, covered
 from .harness.chains import chain_plans
 from .harness.replay import Replayer
 from .known_differences import KNOWN_DIFFERENCES, OPEN_GAPS, TIMING_SNAPSHOTS
@@ -25,9 +25,8 @@ def _params(cases: List[Tuple[str, Case]]) -> List["pytest.param"]:  # type: ign
     return params
 
 
-CASES = ([(chain.name, c) for chain in chain_plans("release") for c in chain.cases()
-          if c.prefix in RELEASE_PREFIXES]
-         + [(chain.name, c) for chain in chain_plans("extra") for c in chain.cases()])
+CASES = [(chain.name, c) for set_name in ("release", "extra", "resv")
+         for chain in chain_plans(set_name) for c in chain.cases() if covered(c)]
 
 
 @pytest.mark.parametrize(("set_name", "chain", "name"), _params(CASES))

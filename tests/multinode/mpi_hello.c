@@ -20,7 +20,9 @@ int main(int argc, char **argv) {
             if (strncmp(buf + i, "PBS_NODENUM=", 12) == 0) { snprintf(node_buf, sizeof node_buf, "%s", buf + i + 12); }
         fclose(f);
     }
-    printf("rank %d of %d on PBS_NODENUM %s\n", rank, size, node ? node : "-");
+    char host[256] = "?";  /* this rank's host name (the fake host's, docs/multinode.md) */
+    gethostname(host, sizeof host);
+    printf("rank %d of %d host %s on PBS_NODENUM %s\n", rank, size, host, node ? node : "-");
     fflush(stdout);
     int mine = rank + 1;
     MPI_Reduce(&mine, &sum, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);

@@ -1,7 +1,7 @@
 """Replay of the group D transcripts (pbsdsh, pbs_tmrsh, pbs_attach on one host `vm`) of
 ../shared/fidelity/openpbs-23.06.06-resv, copied to tests/data/fidelity/openpbs-23.06.06-resv.
 
-Each D<nn> job runs the body of capture.sh's ``mkd D<nn>`` (its .sh script) with
+Each D<nn> job runs capture.sh's ``mkd D<nn>`` script (the set's scripts/D<nn>.sh) with
 ``qsub -l select=1:ncpus=2`` (D08: ``select=2:ncpus=1``) on a fake cluster whose one host is
 ``vm`` with 2 cpus, as the capture did; its .o file is compared with the transcript's stdout
 and its .e file with its stderr, after job ids, the job cookie, TMPDIR and the home directory
@@ -26,30 +26,21 @@ pytestmark = pytest.mark.cluster  # starts its own cluster (docs/testing.md)
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "fidelity" / "openpbs-23.06.06-resv"
 
-# capture.sh's mkd bodies (the job scripts), by case.
-SCRIPTS: Dict[str, str] = {
-    "D01": "pbsdsh -- /bin/sh -c 'echo $PBS_TASKNUM $PBS_NODENUM $PBS_VNODENUM'; echo rc=$?",
-    "D02": "pbsdsh -n 0 -- /bin/echo zero; echo rc=$?",
-    "D03": "pbsdsh -v -- /bin/true; echo rc=$?",
-    "D04": "pbsdsh -- /nonexistent; echo rc=$?",
-    "D05": "pbs_tmrsh vm /bin/echo hi; echo rc=$?",
-    "D06": "pbs_tmrsh vm env | grep ^PBS_ | cut -d= -f1 | sort; echo rc=$?",
-    "D07": "pbs_tmrsh nosuchhost /bin/true; echo rc=$?",
-    "D08": "cat $PBS_NODEFILE; pbsdsh -- /bin/sh -c 'echo task=$PBS_TASKNUM node=$PBS_NODENUM "
-           "vnode=$PBS_VNODENUM host=$(hostname)' | sort; echo rc=$?",
-    "D09": "pbsdsh -c 2 -- /bin/echo twice; echo rc=$?",
-    "D10": "pbsdsh; echo rc=$?",
-    "D11": "pbs_attach; echo rc=$?",
-}
+# capture.sh's mkd job scripts, by case (the set's scripts/, which tests/fidelity replays too).
+SCRIPTS: Dict[str, str] = {path.stem: path.read_text() for path in
+                           sorted((DATA / "scripts").glob("D*.sh"))}
 OUTSIDE = ("D20_pbsdsh_outside", "D21_pbsdsh_outside_noargs", "D22_pbs_tmrsh_outside",
            "D23_pbs_tmrsh_noargs", "D24_pbs_attach_usage", "D25_pbs_attach_outside")
 # Intended differences (docs/differences.md, "Multi-node jobs").
 DIFFERENCES = {
-    "D06": "the task's environment: fake_pbs/bin first on PATH, FAKE_PBS_HOME and the site "
-           "file's MPI settings (docs/multinode.md), TMPDIR under mom_priv/<host>, the "
+    "D06": "the task's environment: fake_pbs/bin first on PATH, FAKE_PBS_HOME, the site "
+           "file's MPI settings and the host-name library's variables (docs/multinode.md), "
+           "TMPDIR under mom_priv/<host>, the "
            "variables in name order",
 }
 EXTRA_PREFIXES = ("HYDRA_", "I_MPI_", "OMPI_", "PRTE_")  # the site file (docs/multinode.md)
+# the cluster, and the host-name library (docs/multinode.md, Host names)
+EXTRA_NAMES = ("FAKE_PBS_HOME", "FAKE_PBS_HOSTS", "FAKE_PBS_HOSTNAME", "LD_PRELOAD")
 # D04: the mom prints an uninitialised buffer before the error (the set's README): only the
 # suffix is PBS's; the fake names the program.
 SUFFIX_ONLY = {"D04": ": No such file or directory\n"}
@@ -81,7 +72,7 @@ def run_case(vm: FakeCluster, case: str) -> Tuple[str, str, str]:
     workdir.mkdir()
     workdir.chmod(0o755)
     script = workdir / (case + ".sh")
-    script.write_text("#!/bin/bash\n%s\n" % SCRIPTS[case])
+    script.write_text(SCRIPTS[case])
     select = "select=2:ncpus=1" if case == "D08" else "select=1:ncpus=2"
     out, err = workdir / (case + ".out"), workdir / (case + ".err")
     done = vm.run(["qsub", "-l", select, "-o", str(out), "-e", str(err), str(script)],
@@ -102,7 +93,7 @@ def test_group_d_job(vm: FakeCluster, case: str) -> None:
         # (PBS's: the order it builds them in) are the listed difference.
         names = {line.split("=", 1)[0] for line in stdout.splitlines() if "=" in line}
         pbs = {line.split("=", 1)[0] for line in str(want["stdout"]).splitlines() if "=" in line}
-        added = {n for n in names if n == "FAKE_PBS_HOME" or n.startswith(EXTRA_PREFIXES)}
+        added = {n for n in names if n in EXTRA_NAMES or n.startswith(EXTRA_PREFIXES)}
         submitter = {n for n in names | pbs if n.startswith("PBS_O_")}  # qsub's environment
         assert names - added - submitter == pbs - submitter
         pytest.xfail(DIFFERENCES[case])

@@ -139,19 +139,24 @@ def test_commands_outside_a_job(cluster: FakeCluster) -> None:
         1, "pbs_attach: tm_attach: no matching job found (17006)\n")
 
 
-@pytest.mark.parametrize("how", ["qdel", "walltime"])
+@pytest.mark.parametrize("how", ["qdel", "walltime", "end"])
 def test_tasks_on_every_host_end_with_the_job(cluster: FakeCluster, how: str) -> None:
-    """kill_job: a deleted job, or one over its walltime, leaves no task on any host."""
-    marker = "31%d" % (os.getpid() % 1000 + (0 if how == "qdel" else 1000))
+    """kill_job: a deleted job, one over its walltime, or one whose shell exits while its
+    tasks run, leaves no task on any host."""
+    marker = "31%d" % (os.getpid() % 1000 + {"qdel": 0, "walltime": 1000, "end": 2000}[how])
     options = list(SELECT2) + (["-l", "walltime=00:00:08"] if how == "walltime" else [])
     workdir = Path(cluster.home) / ("kill-%s" % how)
     workdir.mkdir()
-    jobid = cluster.qsub("pbs_tmrsh node1 sleep %s & pbs_tmrsh node2 sleep %s & wait"
-                         % (marker, marker), *options, cwd=str(workdir))
+    workdir.chmod(0o777)
+    ending = ("until [ -e %s/go ]; do sleep 0.2; done" % workdir) if how == "end" else "wait"
+    jobid = cluster.qsub("pbs_tmrsh node1 sleep %s & pbs_tmrsh node2 sleep %s & %s"
+                         % (marker, marker, ending), *options, cwd=str(workdir))
     try:
         assert wait_until(lambda: len(processes_with("sleep\0" + marker, True)) == 2, 60.0)
         if how == "qdel":
             cluster.sh("qdel", jobid)
+        if how == "end":
+            (workdir / "go").touch()
         cluster.wait(jobid, "F", 90.0)
         assert wait_until(lambda: not processes_with("sleep\0" + marker, True), 30.0)
     finally:
@@ -287,13 +292,16 @@ def test_execjob_launch_runs_for_each_task(cluster: FakeCluster) -> None:
     lines = text.splitlines()
     assert "mark from-node2" in lines, text
     assert "rc=255" in lines and "forbidden" not in lines, text
-    assert 'pbs_tmrsh: tm_spawn: host "node2" err TM_ESYSTEM' in lines, text
+    assert ('pbs_tmrsh: tm_spawn: host "node2" err system error - MOM cannot be contacted '
+            '(17000)') in lines, text
 
 
 def test_sister_task_cpu_time_counts_in_resources_used(cluster: FakeCluster) -> None:
-    """A task's CPU time is the job's (resources_used.cput), on a sister too: PBS's sisters
-    report their tasks' usage to the primary (mom_comm.c, IM_UPDATE_JOB / obit)."""
-    work = "import sys; sys.exit(sum(range(150000000)) % 2)"  # 2-6 s of CPU, whatever the load
+    """A task's CPU time and memory are the job's (resources_used.cput, mem), on a sister too:
+    PBS's sisters report their tasks' usage to the primary (mom_comm.c, IM_UPDATE_JOB / obit),
+    which sums the hosts."""
+    # 2-6 s of CPU whatever the load, and 150 MB written
+    work = 'import sys; m = "x" * (150 << 20); sys.exit(sum(range(150000000)) % 2)'
     workdir = Path(cluster.home) / "cput"
     workdir.mkdir()
     sister = "$(tail -n 1 $PBS_NODEFILE)"  # the primary's lines come first
@@ -305,6 +313,7 @@ def test_sister_task_cpu_time_counts_in_resources_used(cluster: FakeCluster) -> 
     hours, minutes, seconds = (int(x) for x in attrs["resources_used.cput"].split(":"))
     assert hours * 3600 + minutes * 60 + seconds >= 1, (attrs["resources_used.cput"],
                                                         out.read_text())
+    assert int(attrs["resources_used.mem"][:-2]) >= 150 << 10, attrs["resources_used.mem"]
 
 
 def test_pbsdsh_signalled_kills_its_tasks(cluster: FakeCluster) -> None:
@@ -337,3 +346,26 @@ def test_pbsdsh_signalled_kills_its_tasks(cluster: FakeCluster) -> None:
     # (task ids per host: 2 and 3 on the primary, where the job shell is task 1; 1 and 2 on
     # the sister)
     assert "rc=1" in lines
+
+
+def test_tasks_of_a_dead_sister_mom_end_with_the_job(cluster: FakeCluster) -> None:
+    """No process of a multi-node job outlives it, even when a sister's mom died (kill -9)
+    while its task ran: the primary ends that host's tasks at the job's end (PBS's sister
+    would kill them when its mom restarts; docs/differences.md)."""
+    from fake_pbs import control
+
+    marker = "34%d" % (os.getpid() % 1000)
+    workdir = Path(cluster.home) / "dead-sister"
+    workdir.mkdir()
+    jobid = cluster.qsub("pbs_tmrsh node2 sleep %s & wait" % marker, *SELECT2,
+                         cwd=str(workdir))
+    try:
+        assert wait_until(lambda: len(processes_with("sleep\0" + marker, True)) == 1, 60.0)
+        control.kill(Path(cluster.home), "mom", "node2")
+        cluster.run(["qdel", jobid])  # (pbs_tmrsh may have ended the job first: obit failed)
+        cluster.wait(jobid, "F", 90.0)
+        assert wait_until(lambda: not processes_with("sleep\0" + marker, True), 30.0)
+    finally:
+        for pid in processes_with("sleep\0" + marker, True):
+            os.kill(pid, 9)
+        cluster.start()  # node2's mom back for the module's other tests

@@ -1,5 +1,6 @@
-"""``tm_spawn``, ``tm_obit``, ``tm_kill``: the task manager requests of ``pbsdsh`` and ``pbs_tmrsh``
-(PBS's TM interface, src/lib/Libpbs/tm.c), passed to the job's moms.
+"""``tm_spawn``, ``tm_obit``, ``tm_kill``, ``tm_attach``: the task manager requests of ``pbsdsh``,
+``pbs_tmrsh`` and ``pbs_attach`` (PBS's TM interface, src/lib/Libifl/tm.c), passed to the
+job's moms.
 
 In PBS a task's command talks to its host's mom, authenticated by the job's cookie; here the
 commands talk to the server, which knows the caller from the socket's peer credentials and
@@ -11,8 +12,8 @@ from typing import Any, Dict, Tuple
 
 from fake_pbs import paths, protocol
 from fake_pbs.model import states as st
-from fake_pbs.model.errors import (PBSE_BADSTATE, PBSE_IVALREQ, PBSE_NORELYMOM, PBSE_PERM,
-                                   PbsError)
+from fake_pbs.model.errors import (PBSE_BADSTATE, PBSE_HISTJOBID, PBSE_IVALREQ,
+                                   PBSE_NORELYMOM, PBSE_PERM, PBSE_UNKJOBID, PbsError)
 from fake_pbs.server.execclient import primary_host
 from fake_pbs.server.handlers.common import find_job, is_owner
 from fake_pbs.server.handlers.registry import Context, handler
@@ -80,3 +81,60 @@ def tm_kill(ctx: Context, request: Dict[str, Any]) -> Any:
     if not isinstance(signum, int) or not 0 < signum < 65:
         raise PbsError(PBSE_IVALREQ)
     return _mom(ctx, host, "task_kill", job=jobid, task=task, signal=signum)
+
+
+# tm_attach's refusals (src/include/tm_.h)
+TM_ENOTFOUND, TM_EUSER = 17006, 17009
+
+
+class TmRefusal(Exception):
+    """A tm_attach the server refuses with a TM code (the reply's ``tm_error``)."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def _attach_job(ctx: Context, request: Dict[str, Any]) -> Dict[str, Any]:
+    """The running job a tm_attach names, or the caller's only running job when it names
+    none (mom_comm.c TM_ATTACH); a TmRefusal otherwise."""
+    with ctx.app.state.lock:
+        if request.get("id"):
+            try:
+                job = find_job(ctx, request)
+            except PbsError as err:
+                if err.code in (PBSE_UNKJOBID, PBSE_HISTJOBID):
+                    raise TmRefusal(TM_ENOTFOUND)
+                raise
+            if job.get("job_state") != st.RUNNING or not job.get("_started"):
+                raise TmRefusal(TM_ENOTFOUND)
+            if not is_owner(ctx, job):  # the job's owner only, root included (uid mismatch)
+                raise TmRefusal(TM_EUSER)
+            return dict(job)
+        mine = [job for job in ctx.app.state.jobs.values()
+                if is_owner(ctx, job) and job.get("job_state") == st.RUNNING
+                and job.get("_started")]
+        if len(mine) != 1:
+            raise TmRefusal(TM_ENOTFOUND)
+        return dict(mine[0])
+
+
+@handler("tm_attach", locked=False)
+def tm_attach(ctx: Context, request: Dict[str, Any]) -> Any:
+    """{id?, host?, pid} -> {task, host} or {tm_error}: the session of ``pid`` joins the job on
+    ``host`` (pbs_attach's own host in a job, else the primary)."""
+    pid = request.get("pid")
+    if not isinstance(pid, int) or pid <= 0:
+        raise PbsError(PBSE_IVALREQ)
+    try:
+        job = _attach_job(ctx, request)
+    except TmRefusal as refusal:
+        return {"tm_error": refusal.code}
+    primary = primary_host(job)
+    hosts = {part.split("/")[0] for part in str(job.get("exec_host", "")).split("+")}
+    host = request.get("host") if request.get("host") in hosts else primary
+    jobid = str(job["_id"])
+    reply = _mom(ctx, str(host), "tm_attach", job=jobid, pid=pid)
+    if "task" in reply and host != primary:  # the primary collects its usage at the end
+        _mom(ctx, primary, "task_sister", job=jobid, sister=host)
+    return dict(reply, host=host)

@@ -11,10 +11,15 @@ SETS: Dict[str, str] = {
     "release": "openpbs-23.06.06",
     "extra": "openpbs-23.06.06-extra",
     "master": "openpbs-master",
+    "resv": "openpbs-23.06.06-resv",
 }
 
 # The release set's prefixes that the replay tests cover (the README's letters).
 RELEASE_PREFIXES = "abcdefghv"
+# The resv set's groups that the replay covers (its README's letters): D, pbsdsh, pbs_tmrsh and
+# pbs_attach (its R and I cases are pinned by tests/reservations and tests/interactive).
+RESV_PREFIXES = "D"
+_COVERED = {"release": RELEASE_PREFIXES, "resv": RESV_PREFIXES}
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,12 @@ class Case:
 def prefix_of(name: str) -> str:
     """The case's section letter: ``b`` for ``b05_qstat_...``."""
     return name[:1]
+
+
+def covered(case: "Case") -> bool:
+    """Whether the replay covers ``case`` (every case of a set without a prefix list)."""
+    prefixes = _COVERED.get(case.set_name)
+    return prefixes is None or case.prefix in prefixes
 
 
 def set_dir(set_name: str, data_dir: Path = DATA_DIR) -> Path:

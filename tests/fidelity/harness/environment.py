@@ -55,7 +55,7 @@ GOLDEN_SPOOL = "/var/spool/pbs"
 GOLDEN_HOOKS = "/srv/hooks"
 COMMAND_TIMEOUT = 120.0
 # The first job number of each capture (fidelity README; jobids.py).
-FIRST_JOB_SEQ = {"release": 0, "extra": 323}
+FIRST_JOB_SEQ = {"release": 0, "extra": 323, "resv": 858}
 
 
 @dataclass

@@ -290,6 +290,7 @@ EXTRA_BEFORE.update({
 PLANS: Dict[str, Tuple[Dict[str, List[Step]], List[Tuple[str, str, LogSpec]]]] = {
     "release": (RELEASE_BEFORE, RELEASE_LOGS),
     "extra": (EXTRA_BEFORE, []),
+    "resv": ({}, []),
 }
 
 _LOG_STAMP = re.compile(r"^(\d\d)/(\d\d)/(\d{4}) (\d\d:\d\d:\d\d)")
@@ -331,10 +332,21 @@ def _extra_logs(cases: Sequence[Case]) -> List[Tuple[str, str, LogSpec, str]]:
     return found
 
 
+def _resv_waits(cases: Sequence[Case]) -> Dict[str, List[Step]]:
+    """The resv set's capture.sh: ``waitstate $j F`` after each ``DNN_qsub``, before its
+    ``DNN_output`` (the job scripts ``mkd`` wrote are the set's scripts/ folder)."""
+    jobs = {case.name[:3]: case.stdout.strip() for case in cases
+            if case.prefix == "D" and case.name.endswith("_qsub")}
+    return {case.name: [Wait(jobs[case.name[:3]], "F", 90, "capture.sh: waitstate $j F")]
+            for case in cases if case.name.endswith("_output") and case.name[:3] in jobs}
+
+
 def build_plan(set_name: str) -> List[Union[Case, Step]]:
     """The set's cases in captured order, with the implied steps and log excerpts in place."""
     cases = load_set(set_name)
     before, logs = PLANS.get(set_name, ({}, []))
+    if set_name == "resv":
+        before = dict(before, **_resv_waits(cases))
     placed = [(name, after, spec, "") for name, after, spec in logs]
     if set_name == "extra":
         placed = _extra_logs(cases)

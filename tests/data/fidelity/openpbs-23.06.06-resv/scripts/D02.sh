@@ -1,0 +1,2 @@
+#!/bin/bash
+pbsdsh -n 0 -- /bin/echo zero; echo rc=$?

@@ -1,0 +1,2 @@
+#!/bin/bash
+pbsdsh -v -- /bin/true; echo rc=$?

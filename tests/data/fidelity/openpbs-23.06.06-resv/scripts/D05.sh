@@ -1,0 +1,2 @@
+#!/bin/bash
+pbs_tmrsh vm /bin/echo hi; echo rc=$?

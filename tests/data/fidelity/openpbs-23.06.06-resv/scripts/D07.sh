@@ -1,0 +1,2 @@
+#!/bin/bash
+pbs_tmrsh nosuchhost /bin/true; echo rc=$?

@@ -1,0 +1,2 @@
+#!/bin/bash
+pbsdsh -c 2 -- /bin/echo twice; echo rc=$?

@@ -1,0 +1,2 @@
+#!/bin/bash
+pbs_attach; echo rc=$?
