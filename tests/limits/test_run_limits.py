@@ -137,3 +137,12 @@ def test_max_group_run_is_a_generic_group_limit(pbs: FakeCluster) -> None:
     pbs.qmgr("set queue workq max_group_run = 1")
     jobs = sleepers(pbs, 2)
     assert settle(pbs, jobs, 1) == ["Not Running: Group has reached queue workq running limit."]
+
+
+def test_max_group_res_is_a_generic_group_resource_limit(pbs: FakeCluster) -> None:
+    """lim_setlimits: max_group_res.ncpus is [g:PBS_GENERIC]; check_queue_max_group_res gives
+    QUEUE_GROUP_RES_LIMIT_REACHED."""
+    pbs.qmgr("set queue workq max_group_res.ncpus = 2")
+    jobs = sleepers(pbs, 3)
+    assert settle(pbs, jobs, 2) == [
+        "Not Running: Queue workq per-group limit reached on resource ncpus"]
