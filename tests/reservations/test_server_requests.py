@@ -326,6 +326,24 @@ def test_acl_resv_hosts_and_groups(rig: Rig) -> None:
     assert rig.rsub(NOW + 60, NOW + 120)["id"] == "R1.vm"  # the host refusal spent no id
 
 
+def test_authorized_lists_are_the_queues_acls(rig: Rig) -> None:
+    """get_queue_for_reservation: Authorized_Users, Authorized_Groups and Authorized_Hosts
+    become the queue's acl_users, acl_groups and acl_hosts, each enabled; pbs_ralter -U / -G
+    change them (req_modifyReservation; an unset -G removes the group ACL)."""
+    rig.rsub(NOW + 60, NOW + 120, Authorized_Users="pbsuser2@vm", Authorized_Groups="staff",
+             Authorized_Hosts="vm")
+    queue = rig.app.state.queues["R0"]
+    assert [(k, queue[k]) for k in queue if k.startswith("acl_")] == [
+        ("acl_users", "pbsuser2@vm"), ("acl_user_enable", "True"), ("acl_groups", "staff"),
+        ("acl_group_enable", "True"), ("acl_hosts", "vm"), ("acl_host_enable", "True")]
+    rig.call(USER, "resv_alter", id="R0.vm",
+             attrs={"Authorized_Users": "pbsuser@vm", "Authorized_Groups": "wheel"})
+    assert (queue["acl_users"], queue["acl_groups"]) == ("pbsuser@vm", "wheel")
+    rig.call(USER, "resv_alter", id="R0.vm", attrs={"Authorized_Groups": ""})
+    assert "acl_groups" not in queue and "acl_group_enable" not in queue
+    assert "Authorized_Groups" not in rig.attrs("R0.vm")
+
+
 def test_queue_limits_are_the_reservations_resources(rig: Rig) -> None:
     """get_queue_for_reservation: resources_max/available are the Resource_List but nodect,
     select, place, walltime (R08); a job over them is refused at qsub (R51, 15036)."""

@@ -328,6 +328,7 @@ def resv_alter(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
             records.save(app, resv)
             return {"text": "%s DENIED" % resv["_id"]} if "interactive" in attrs else \
                 {"text": "%s ALTER REQUESTED" % resv["_id"]}
+    records.follow_alteration(app, resv, attrs)
     resv["mtime"] = str(app.now())
     records.save(app, resv)
     app.trigger_schedule()

@@ -4,7 +4,7 @@ nodes' ``resv`` lists, and the accounting and log lines PBS writes.
 Reservations are objects of kind ``resv`` in the server's store (``state.objects``), so they
 are committed before a reply and survive a restart like queues and nodes do.
 """
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, Iterable, List, Optional
 
 from fake_pbs.model import node_states
 from fake_pbs.model import resv as rmodel
@@ -67,18 +67,25 @@ def forget(app: ServerApp, resv: Resv) -> None:
 
 # -- the queue --------------------------------------------------------------------------------
 def make_queue(app: ServerApp, resv: Resv) -> None:
-    """The reservation's queue, as req_resvSub creates it (R08, R31): enabled, not started,
-    only the owner (Authorized_Users) may submit, limited to the reservation's resources."""
+    """The reservation's queue, as req_resvSub creates it (R08, R31; get_queue_for_reservation):
+    enabled, not started, only the owner (Authorized_Users) may submit, and only from
+    Authorized_Groups / Authorized_Hosts when given, limited to the reservation's resources."""
     name = resv["queue"]
     # get_queue_for_reservation: every Resource_List entry but dont_set_in_max's
     limits = [(k.split(".", 1)[1], v) for k, v in resv.items()
               if k.startswith("Resource_List.") and k.split(".", 1)[1] not in _NOT_LIMITS]
     users = str(resv.get("Authorized_Users", resv["Reserve_Owner"]))
+    # then Authorized_Groups and Authorized_Hosts, when given, as the group and host ACLs
+    acls = [("acl_users", users), ("acl_user_enable", "True")]
+    for source, acl, enable in (("Authorized_Groups", "acl_groups", "acl_group_enable"),
+                                ("Authorized_Hosts", "acl_hosts", "acl_host_enable")):
+        if resv.get(source):
+            acls += [(acl, str(resv[source])), (enable, "True")]
     queue = {"queue_type": "Execution"}
     for prefix in ("resources_max.", "resources_available."):
         queue.update((prefix + res, value) for res, value in limits)
-    queue.update({"acl_users": users, "acl_user_enable": "True", "enabled": "True",
-                  "started": "False", "partition": "pbs-default"})
+    queue.update(acls)
+    queue.update({"enabled": "True", "started": "False", "partition": "pbs-default"})
     app.state.queues[name] = queue
     app.state.save_queue(name)
     who = "pbs_server@%s" % app.host
@@ -88,9 +95,8 @@ def make_queue(app: ServerApp, resv: Resv) -> None:
         ["attributes set: resources_max.%s = %s" % kv for kv in limits] + [
         "attributes set: queue_type = Execution",
         "attributes set: enabled = False",
-        "attributes set: started = False",
-        "attributes set: acl_users = %s" % users,
-        "attributes set: acl_user_enable = True",
+        "attributes set: started = False"] +
+        ["attributes set: %s = %s" % kv for kv in acls] + [
         "attributes set:  at request of %s" % who,
         "attributes set: enabled = True"])
 
@@ -108,6 +114,24 @@ def set_queue(app: ServerApp, resv: Resv, requestor: str, **values: str) -> None
     app.log.lines(ADMIN, QUE, resv["queue"],
                   ["attributes set:  at request of %s" % requestor] +
                   ["attributes set: %s = %s" % kv for kv in changed])
+
+
+def follow_alteration(app: ServerApp, resv: Resv, altered: Iterable[str]) -> None:
+    """pbs_ralter -U / -G: the queue's acl_users, and acl_groups with acl_group_enable (both
+    removed when Authorized_Groups is unset), follow quietly (req_modifyReservation)."""
+    queue = app.state.queues.get(resv.get("queue", ""))
+    if queue is None:
+        return
+    if "Authorized_Users" in altered:
+        queue["acl_users"] = str(resv["Authorized_Users"])
+    if "Authorized_Groups" in altered:
+        if resv.get("Authorized_Groups"):
+            queue.update(acl_groups=str(resv["Authorized_Groups"]), acl_group_enable="True")
+        else:
+            resv.pop("Authorized_Groups", None)
+            queue.pop("acl_groups", None)
+            queue.pop("acl_group_enable", None)
+    app.state.save_queue(resv["queue"])
 
 
 def drop_queue(app: ServerApp, resv: Resv) -> None:
