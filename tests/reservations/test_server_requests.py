@@ -163,13 +163,14 @@ def test_confirmation_counts_other_reservations(rig: Rig) -> None:
 
 def test_window_begins_and_ends(rig: Rig) -> None:
     """R22 (RN 5/5, queue started), R28b (gone once its queue is empty), R31 (queue lines
-    at request of pbs_server then root), R30 (B and K records)."""
-    rig.rsub(NOW + 10, NOW + 20)
+    at request of pbs_server then root), R30 (B and K records; acct_resv's account=)."""
+    rig.rsub(NOW + 10, NOW + 20, Account_Name="acct1")
     rig.tick(NOW + 10)
     attrs = rig.attrs("R0.vm")
     assert (attrs["reserve_state"], attrs["reserve_substate"]) == ("5", "5")
     assert rig.app.state.queues["R0"]["started"] == "True"
-    assert rig.acct()[2].startswith("B;R0.vm;owner=pbsuser2@vm name=NULL queue=R0 ctime=%d "
+    assert rig.acct()[2].startswith("B;R0.vm;owner=pbsuser2@vm name=NULL account=acct1 queue=R0 "
+                                    "ctime=%d "
                                     "start=%d end=%d duration=10 nodes=(vm:ncpus=1) "
                                     "Authorized_Users=pbsuser2@vm Resource_List.ncpus=1 "
                                     % (NOW, NOW + 10, NOW + 20))

@@ -80,12 +80,61 @@ NODE_GROUPS = missing(SCHED_DIFF + ": placement by node groups")
 FORMULA = missing(SCHED_DIFF + ": job order by formula")
 BACKFILL = missing(SCHED_DIFF + ": top jobs and the backfill calendar")
 
-# The run and queue limits of the server and of queues (the limits branch implements them).
-LIMIT_ROWS: Dict[str, Row] = {name: in_progress(LIMITS) for name in (
-    "max_running", "max_queued", "max_queued_res", "max_run", "max_run_res", "max_run_soft",
-    "max_run_res_soft", "max_user_run", "max_group_run", "max_user_res", "max_group_res",
-    "max_user_run_soft", "max_group_run_soft", "max_user_res_soft", "max_group_res_soft",
-    "queued_jobs_threshold", "queued_jobs_threshold_res")}
+# The run and queue limits of the server and of queues: the same rules on both objects.
+T_LIM = "tests/limits/"
+T_ENQ = T_LIM + "test_enqueue.py::"
+T_RUNLIM = T_LIM + "test_run_limits.py::"
+T_ROUTING = T_LIM + "test_routing.py::"
+T_DEFAULTS_LIM = T_LIM + "test_defaults.py::"
+CT_MAX = "server/svr_func.c:check_entity_ct_limit_max (from svr_chkque)"
+CT_QUEUED = "server/svr_func.c:check_entity_ct_limit_queued (from svr_chkque)"
+RESC_MAX = "server/svr_func.c:check_entity_resc_limit_max (from svr_chkque)"
+RESC_QUEUED = "server/svr_func.c:check_entity_resc_limit_queued (from svr_chkque)"
+RUN_LIMITS = ("scheduler/limits.cpp:check_limits (check_queue_max_run, check_server_max_run, "
+              "check_*_max_user_run, check_*_max_group_run, check_*_max_res)")
+SOFT = stored("PBS's scheduler reads soft limits only to rank preemption (preempt_prio "
+              "queue_softlimits / server_softlimits), which the fake's preemption does not "
+              "rank by (docs/differences.md, queue limits)")
+RESOURCES_MAX = behaves("server/svr_jobfunc.c:chk_resc_limits (from svr_chkque)",
+                        T_ENQ + "test_queue_resources_max",
+                        T_ENQ + "test_queue_max_wins_over_server_max",
+                        T_LIM + "test_alter.py::test_altered_request_against_resources_max")
+RESOURCES_DEFAULT = behaves("server/svr_jobfunc.c:set_resc_deflt",
+                            T_DEFAULTS_LIM + "test_queue_default_before_server_default",
+                            T_DEFAULTS_LIM + "test_qstat_shows_defaults_and_qmove_recomputes_them")
+DEFAULT_CHUNK = behaves("server/vnparse.c:do_schedselect (default_chunk into each chunk)",
+                        T_DEFAULTS_LIM + "test_default_chunk_fills_each_chunk_and_the_sums",
+                        T_LIM + "test_alter.py::test_qalter_reapplies_defaults")
+LIMIT_ROWS: Dict[str, Row] = {
+    "max_running": behaves(RUN_LIMITS + "; old-style max_running is [o:PBS_ALL]",
+                           T_RUNLIM + "test_server_max_running_and_user_limit"),
+    "max_queued": behaves(CT_MAX, T_ENQ + "test_queue_max_queued_overall_at_below_above",
+                          T_ENQ + "test_server_max_queued_user_generic_and_specific",
+                          T_ENQ + "test_history_jobs_do_not_count_for_max_queued",
+                          T_ENQ + "test_array_counts_its_subjobs"),
+    "max_queued_res": behaves(RESC_MAX, T_ENQ + "test_max_queued_res_ncpus",
+                              T_ENQ + "test_server_max_queued_res_mem_per_user"),
+    "max_run": behaves(RUN_LIMITS, T_RUNLIM + "test_queue_max_run_overall",
+                       T_RUNLIM + "test_server_generic_user_limit",
+                       T_RUNLIM + "test_specific_user_limit_replaces_generic"),
+    "max_run_res": behaves(RUN_LIMITS, T_RUNLIM + "test_queue_max_run_res_ncpus"),
+    "max_user_run": behaves(RUN_LIMITS + "; old-style max_user_run is [u:PBS_GENERIC]",
+                            T_RUNLIM + "test_queue_max_user_run_is_a_generic_user_limit",
+                            T_RUNLIM + "test_server_max_running_and_user_limit"),
+    "max_group_run": behaves(RUN_LIMITS + "; old-style max_group_run is [g:PBS_GENERIC]",
+                             T_RUNLIM + "test_max_group_run_is_a_generic_group_limit"),
+    "max_user_res": behaves(RUN_LIMITS + "; old-style max_user_res is [u:PBS_GENERIC]",
+                            T_RUNLIM + "test_max_user_res_is_a_generic_user_resource_limit"),
+    "max_group_res": behaves(RUN_LIMITS + "; old-style max_group_res is [g:PBS_GENERIC]",
+                             T_RUNLIM + "test_max_group_res_is_a_generic_group_resource_limit"),
+    "queued_jobs_threshold": behaves(CT_QUEUED,
+                                     T_ENQ + "test_queued_jobs_threshold_counts_state_q_only"),
+    "queued_jobs_threshold_res": behaves(RESC_QUEUED, T_ENQ + "test_queued_jobs_threshold_res_"
+                                         "counts_queued_jobs"),
+    **{name: SOFT for name in (
+        "max_run_soft", "max_run_res_soft", "max_user_run_soft", "max_group_run_soft",
+        "max_user_res_soft", "max_group_res_soft")},
+}
 
 SERVER: Dict[str, Row] = {
     **LIMIT_ROWS,
@@ -101,14 +150,14 @@ SERVER: Dict[str, Row] = {
                         "(docs/differences.md)"),
     "acl_host_moms_enable": stored("admits moms' hosts as clients; every fake mom is on the "
                                    "server's host"),
-    "acl_resv_host_enable": in_progress(RESV_HELPER),
-    "acl_resv_hosts": in_progress(RESV_HELPER),
-    "acl_resv_group_enable": in_progress(RESV_HELPER),
-    "acl_resv_groups": in_progress(RESV_HELPER),
+    "acl_resv_host_enable": RESV_HOST_ACL,
+    "acl_resv_hosts": RESV_HOST_ACL,
+    "acl_resv_group_enable": RESV_GROUP_ACL,
+    "acl_resv_groups": RESV_GROUP_ACL,
     "acl_user_enable": behaves("server/svr_chk_owner.c:authenticate_user", T_SRV_ACL),
     "acl_users": behaves("server/svr_chk_owner.c:authenticate_user", T_SRV_ACL),
-    "acl_resv_user_enable": in_progress(RESV_HELPER),
-    "acl_resv_users": in_progress(RESV_HELPER),
+    "acl_resv_user_enable": RESV_USER_ACL,
+    "acl_resv_users": RESV_USER_ACL,
     "acl_roots": behaves("server/geteusernam.c:determine_euser",
                          "tests/security/test_server_access.py::test_acl_roots_is_a_user_acl"),
     "managers": behaves("server/svr_chk_owner.c:svr_get_privilege", T_MANAGER),
@@ -123,9 +172,9 @@ SERVER: Dict[str, Row] = {
                                 "test_query_other_jobs_false_hides_other_users_jobs"),
     "resources_available": behaves("scheduler/server_info.cpp:query_server (server totals)",
                                    T_INVARIANT),
-    "resources_default": in_progress(LIMITS),
-    "default_chunk": in_progress(LIMITS),
-    "resources_max": in_progress(LIMITS),
+    "resources_default": RESOURCES_DEFAULT,
+    "default_chunk": DEFAULT_CHUNK,
+    "resources_max": RESOURCES_MAX,
     "resources_assigned": behaves("server/req_runjob.c:set_resc_assigned", T_ASSIGNED),
     "resources_cost": stored(PBS_STORES),
     "system_cost": stored(PBS_STORES),
@@ -135,7 +184,8 @@ SERVER: Dict[str, Row] = {
     "node_pack": stored(PBS_STORES + " (obsolete)"),
     "flatuid": stored("every client is on the server's host, where PBS never asks whether "
                       "user@host equals user (svr_chk_owner.c: the same-host path)"),
-    "resv_enable": in_progress(RESV_HELPER),
+    "resv_enable": RESV_USER_ACL._replace(source="server/req_quejob.c:req_resvSub "
+                                               "(resv_enable false: 15160 at pbs_rsub)"),
     "node_fail_requeue": behaves("server/node_manager.c:node_down_requeue", T_NODE_DOWN),
     "max_array_size": behaves("server/array_func.c:setup_arrayjob_attrs",
                               "tests/server/test_attribute_tables.py::test_max_array_size"),
@@ -148,7 +198,12 @@ SERVER: Dict[str, Row] = {
     "node_group_key": NODE_GROUPS,
     "default_qdel_arguments": stored("qdel's only default argument is -Wsuppress_email, and no "
                                      "mail is sent here"),
-    "default_qsub_arguments": in_progress(LIMITS),
+    "default_qsub_arguments": behaves("cmds/qsub.c:do_submit (the server's defaults read "
+                                      "first, below directives and options)",
+                                      T_LIM + "test_qsub_defaults.py::"
+                                      "test_defaults_apply_below_directives_and_command_line",
+                                      T_LIM + "test_qsub_defaults.py::"
+                                      "test_no_defaults_one_submission"),
     "rpp_retry": stored(NO_NET),
     "rpp_highwater": stored(NO_NET),
     "pbs_license_info": stored(NO_LICENSE),
@@ -161,8 +216,8 @@ SERVER: Dict[str, Row] = {
     "job_sort_formula": FORMULA,
     "eligible_time_enable": missing("eligible-time accrual (accrue_type, eligible_time); "
                                     "refused when set true"),
-    "reserve_retry_time": in_progress(RESV_HELPER),
-    "reserve_retry_init": in_progress(RESV_HELPER),
+    "reserve_retry_time": stored(NO_RECONFIRM),
+    "reserve_retry_init": stored(NO_RECONFIRM),
     "job_history_enable": behaves("server/svr_jobfunc.c:svr_histjob_update",
                                   "tests/executor/test_e2e.py::test_without_job_history"),
     "job_history_duration": behaves("server/svr_jobfunc.c:svr_clean_job_history", T_HIST),
@@ -171,7 +226,8 @@ SERVER: Dict[str, Row] = {
     "clear_topjob_estimates_enable": stored("openpbs master only (not in 23.06.06); "
                                             + NO_TOPJOB),
     "provision_timeout": stored(INTERNAL + "; " + NO_PROVISION),
-    "resv_post_processing_time": in_progress(RESV_HELPER),
+    "resv_post_processing_time": missing("time kept after a reservation's end for its jobs' "
+                                         "end processing (svr_jobfunc.c); refused"),
     "backfill_depth": BACKFILL,
     "job_requeue_timeout": behaves("server/req_rerun.c:req_rerunjob (timeout)",
                                    "tests/docs/test_coverage_behaviours.py::"

@@ -203,9 +203,12 @@ def confirmed_record(app: ServerApp, resv: Resv) -> str:
 
 
 def begin_record(resv: Resv) -> str:
-    """The ``B`` record's fields (R30: owner, name, queue, times, nodes, users, resources)."""
-    parts = ["owner=%s" % resv["Reserve_Owner"], "name=%s" % resv.get("Reserve_Name", "NULL"),
-             "queue=%s" % resv["queue"], "ctime=%s" % resv["ctime"],
+    """The ``B`` record's fields (R30: owner, name, account, queue, times, nodes, users,
+    resources; accounting.c acct_resv)."""
+    parts = ["owner=%s" % resv["Reserve_Owner"], "name=%s" % resv.get("Reserve_Name", "NULL")]
+    if resv.get("Account_Name"):  # acct_resv: account= when set
+        parts.append("account=%s" % resv["Account_Name"])
+    parts += ["queue=%s" % resv["queue"], "ctime=%s" % resv["ctime"],
              "start=%s" % resv["reserve_start"], "end=%s" % resv["reserve_end"],
              "duration=%s" % resv["reserve_duration"], "nodes=%s" % resv.get("resv_nodes", "")]
     for attr in ("Authorized_Users", "Authorized_Groups", "Authorized_Hosts"):
