@@ -12,8 +12,8 @@ from typing import Any, Dict, List
 import pytest
 
 from fake_pbs import paths
-from fake_pbs.model.errors import (PBSE_BADTSPEC, PBSE_PERM, PBSE_RESVAUTH_G, PBSE_RESVAUTH_H,
-                                   PBSE_RESVAUTH_U, PBSE_UNKRESC,
+from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADTSPEC, PBSE_PERM, PBSE_RESVAUTH_G,
+                                   PBSE_RESVAUTH_H, PBSE_RESVAUTH_U, PBSE_UNKRESC,
                                    PBSE_UNKRESVID)
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.handlers import Caller, Context, dispatch, load_all
@@ -121,6 +121,18 @@ def test_ids_share_the_job_sequence_and_refusals_spend_one(rig: Rig) -> None:
 ])
 def test_bad_time_specifications(rig: Rig, attrs: Dict[str, str]) -> None:
     assert rig.error(USER, "resv_submit", attrs=attrs) == PBSE_BADTSPEC
+
+
+@pytest.mark.parametrize(("priority", "taken"), [
+    ("-1024", True), ("1024", True), ("1025", False), ("-1025", False), ("high", False)])
+def test_priority_range(rig: Rig, priority: str, taken: bool) -> None:
+    """req_resvSub: Priority outside -1024..1024 is PBSE_BADATVAL (after the id is spent)."""
+    attrs = {"reserve_start": str(NOW + 60), "reserve_end": str(NOW + 120),
+             "Priority": priority}
+    if taken:
+        assert rig.call(USER, "resv_submit", attrs=attrs)["id"] == "R0.vm"
+    else:
+        assert rig.error(USER, "resv_submit", attrs=attrs) == PBSE_BADATVAL
 
 
 def test_unknown_resource(rig: Rig) -> None:

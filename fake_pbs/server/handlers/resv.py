@@ -12,7 +12,7 @@ from fake_pbs.model import resv as rmodel
 from fake_pbs.model import rrule
 from fake_pbs.model.attrs import is_true
 from fake_pbs.model.ecl import parse_time
-from fake_pbs.model.errors import (PBSE_BADTSPEC, PBSE_BADSTATE, PBSE_IVALREQ,
+from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADTSPEC, PBSE_BADSTATE, PBSE_IVALREQ,
                                    PBSE_NOATTR, PBSE_PERM, PBSE_RESV_FROM_ARRJOB,
                                    PBSE_RESV_FROM_RESVJOB, PBSE_RESVAUTH_G, PBSE_RESVAUTH_H,
                                    PBSE_RESVAUTH_U, PBSE_RESVFAIL, PBSE_UNKJOBID, PbsError)
@@ -54,6 +54,7 @@ def resv_submit(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     resv_id = "%s%d.%s" % ("S" if standing else "R", seq, app.server_name)
     now = app.now()
     start, end, duration = _window(attrs, now)
+    _check_priority(attrs.get("Priority"))
     resources = _resources(ctx, attrs, duration)
     _check_acls(ctx)
     resv = _record(ctx, attrs, seq, resv_id, (start, end, duration), resources)
@@ -110,6 +111,18 @@ def _record(ctx: Context, attrs: Attrs, seq: int, resv_id: str,
     resv["reserve_count"] = "1"
     resv["partition"] = "pbs-default"
     return resv
+
+
+def _check_priority(value: Optional[str]) -> None:
+    """req_resvSub: a Priority outside -1024..1024 (or no number) is PBSE_BADATVAL."""
+    if value is None:
+        return
+    try:
+        number = int(value.strip())
+    except ValueError:
+        raise PbsError(PBSE_BADATVAL) from None
+    if not -1024 <= number <= 1024:
+        raise PbsError(PBSE_BADATVAL)
 
 
 def _check_admission(ctx: Context) -> None:

@@ -209,8 +209,9 @@ def begin_record(resv: Resv) -> str:
     if resv.get("Account_Name"):  # acct_resv: account= when set
         parts.append("account=%s" % resv["Account_Name"])
     parts += ["queue=%s" % resv["queue"], "ctime=%s" % resv["ctime"],
-             "start=%s" % resv["reserve_start"], "end=%s" % resv["reserve_end"],
-             "duration=%s" % resv["reserve_duration"], "nodes=%s" % resv.get("resv_nodes", "")]
+              "start=%s" % resv["reserve_start"], "end=%s" % resv["reserve_end"],
+              "duration=%s" % resv["reserve_duration"],
+              "nodes=%s" % resv.get("resv_nodes", "")]
     for attr in ("Authorized_Users", "Authorized_Groups", "Authorized_Hosts"):
         if resv.get(attr):
             parts.append("%s=%s" % (attr, resv[attr]))
