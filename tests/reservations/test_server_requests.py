@@ -194,6 +194,18 @@ def test_window_begins_and_ends(rig: Rig) -> None:
     assert "Que;R0;attributes set:  at request of root@vm" in log
 
 
+def test_delete_idle_time_deletes_a_running_reservation_without_jobs(rig: Rig) -> None:
+    """resv_idle_delete / set_idle_delete_task: a running reservation whose queue has had no
+    job for delete_idle_time is deleted before its end."""
+    rig.rsub(NOW + 10, NOW + 600, delete_idle_time="00:01:00")
+    rig.tick(NOW + 10)
+    rig.tick(NOW + 69)
+    assert rig.attrs("R0.vm")["reserve_state"] == "5"
+    rig.tick(NOW + 70)
+    assert rig.error(USER, "resv_status", ids=["R0.vm"]) == PBSE_UNKRESVID
+    assert "R0" not in rig.app.state.queues
+
+
 def test_ralter_moves_start_end_duration(rig: Rig) -> None:
     """R20b-R20h: -E moves the end; -R moves only the start (end kept); -D from the start;
     end before start: BADTSPEC; unknown id: UNKRESVID."""
