@@ -28,6 +28,19 @@ def test_jobs_go_to_the_first_destination_that_takes_them(pbs: FakeCluster) -> N
     wait_for(lambda: pbs.job(one)["queue"] == "small", 30, "the held job routed to small")
 
 
+def test_waiting_jobs_are_routed_only_with_route_waiting_jobs(pbs: FakeCluster) -> None:
+    """job_route: a job in state W (qsub -a in the future) stays in the route queue unless
+    route_waiting_jobs is True."""
+    route_setup(pbs)
+    pbs.qmgr("set queue r started = true")
+    later = pbs.qsub("true", "-q", "r", "-a", "2359")
+    pbs.wait(pbs.qsub("true"))  # an event that runs the router
+    assert (pbs.job(later)["queue"], pbs.job(later)["job_state"]) == ("r", "W")
+    pbs.qmgr("set queue r route_waiting_jobs = true")
+    pbs.qsub("true", "-q", "r")
+    wait_for(lambda: pbs.job(later)["queue"] == "small", 30, "the waiting job routed to small")
+
+
 def test_stopped_route_queue_keeps_its_jobs(pbs: FakeCluster) -> None:
     route_setup(pbs)
     job = pbs.qsub("true", "-q", "r")

@@ -31,11 +31,9 @@ SCHED_DIFF = "the fake's scheduler has no such behaviour; refused (docs/differen
 ENFORCE = ("a limit PBS's mom enforces on the job's processes; the fake's mom does not, so a "
            "request for it is refused (docs/differences.md)")
 
-LIMITS = "limits"
 STAGING = "staging"
-RESV_HELPER = "resvsrv"
-INTERACTIVE = "interactive"
-MULTINODE = "multinode"
+NO_RECONFIRM = ("PBS reads it only to reconfirm a degraded reservation; the fake never "
+                "degrades one (docs/differences.md, Reservations)")
 
 T_STATUS = "tests/server/test_jobs_e2e.py::test_queue_and_server_status"
 T_SCHED_OFF = "tests/sched/test_cycle.py::test_scheduling_false_runs_nothing"
@@ -675,21 +673,114 @@ HOOK: Dict[str, Row] = {
     "pending_delete": stored(INTERNAL),
 }
 
-RESV: Dict[str, Row] = {}  # filled below: every reservation attribute is in progress
+T_RS = "tests/reservations/test_server_requests.py::"
+T_RC = "tests/reservations/test_server_cluster.py::"
+RESV_WINDOW = behaves("server/req_quejob.c:req_resvSub; svr_jobfunc.c:Time4resv, "
+                      "Time4resvFinish; req_modify.c:req_modifyReservation",
+                      T_RS + "test_window_begins_and_ends",
+                      T_RS + "test_ralter_moves_start_end_duration")
+RESV_STATE = behaves("server/svr_jobfunc.c:resv_setResvState, eval_resvState",
+                     T_RS + "test_submit_confirms_with_pbs_attributes",
+                     T_RS + "test_window_begins_and_ends")
+STANDING = behaves("server/svr_jobfunc.c:Time4occurrenceFinish; req_quejob.c:req_resvSub "
+                   "(check_rrule)", T_RS + "test_standing_reservation_moves_through_its_occurrences",
+                   T_RS + "test_queued_jobs_wait_for_the_next_occurrence")
+AUTHORIZED = behaves("server/req_quejob.c:get_queue_for_reservation (the queue's ACLs); "
+                     "req_modify.c:req_modifyReservation",
+                     T_RS + "test_authorized_lists_are_the_queues_acls",
+                     "tests/reservations/test_server_users.py::"
+                     "test_only_authorized_users_submit_into_the_queue")
+RESV_HIDDEN = stored("the server's own bookkeeping, which pbs_rstat -f does not show (R04); "
+                     "a client cannot send it (15003 in PBS; the fake's pbs_rsub handler "
+                     "refuses every name it does not take)")
 
-_RESV_NAMES = (
-    "Reserve_Name", "Reserve_Owner", "reserve_state", "reserve_substate", "reservation_Tag",
-    "reserve_ID", "reserve_start", "reserve_end", "reserve_duration", "queue", "Resource_List",
-    "schedselect", "resources_used", "resv_nodes", "User_List", "group_list",
-    "Authorized_Users", "Authorized_Groups", "Authorized_Hosts", "server", "Account_Name",
-    "ctime", "Mail_Points", "Mail_Users", "mtime", "hashname", "hop_count", "Priority",
-    "interactive", "Variable_List", "euser", "egroup", "qmove", "reserve_standing",
-    "reserve_rrule", "reserve_index", "reserve_count", "reserve_execvnodes", "reserve_timezone",
-    "reserve_retry", "delete_idle_time", "reserve_job", "schedselect_orig", "Submit_Host",
-    "credential_id", "node_set", "partition", "reserve_alter_revert", "reserve_standing_revert",
-)
-for _name in _RESV_NAMES:
-    RESV[_name] = in_progress(RESV_HELPER, "reservations: in progress by resvsrv/resvcli")
+RESV: Dict[str, Row] = {
+    "Reserve_Name": stored("a name PBS shows (pbs_rstat) and writes in the B record; nothing "
+                           "else reads it"),
+    "Reserve_Owner": behaves("server/req_quejob.c:req_resvSub (the caller); "
+                             "req_delete.c:req_deleteReservation (owner or manager)",
+                             T_RS + "test_only_owner_or_manager_deletes_or_alters",
+                             "tests/reservations/test_server_users.py::"
+                             "test_another_user_may_neither_delete_nor_alter"),
+    "reserve_state": RESV_STATE,
+    "reserve_substate": RESV_STATE,
+    "reservation_Tag": RESV_HIDDEN,
+    "reserve_ID": behaves("server/req_quejob.c:req_resvSub (R/S + the job sequence)",
+                          T_RS + "test_ids_share_the_job_sequence_and_refusals_spend_one"),
+    "reserve_start": RESV_WINDOW,
+    "reserve_end": RESV_WINDOW,
+    "reserve_duration": RESV_WINDOW,
+    "queue": behaves("server/req_quejob.c:get_queue_for_reservation",
+                     T_RS + "test_submit_confirms_with_pbs_attributes",
+                     T_RC + "test_jobs_wait_for_the_window_and_die_at_its_end"),
+    "Resource_List": behaves("server/req_quejob.c:get_queue_for_reservation (queue limits); "
+                             "scheduler confirmation (resv_info.cpp)",
+                             T_RS + "test_queue_limits_are_the_reservations_resources",
+                             T_RS + "test_too_big_is_denied_and_deleted"),
+    "schedselect": RESV_HIDDEN,
+    "resources_used": stored("PBS 23.06 never sets it (no code writes it)"),
+    "resv_nodes": behaves("server/req_rescq.c:req_confirmresv (the scheduler's vnodes)",
+                          T_RS + "test_submit_confirms_with_pbs_attributes",
+                          T_RC + "test_reserved_cpus_are_not_for_other_jobs"),
+    "User_List": stored("a reservation runs nothing as that user; PBS derives euser/egroup "
+                        "from it, and checks acl_resv_groups against that egroup, where the "
+                        "fake checks the submitter's groups (docs/differences.md, "
+                        "Reservations)"),
+    "group_list": stored("a reservation runs nothing as that group; PBS derives egroup from "
+                         "it (see User_List; docs/differences.md, Reservations)"),
+    "Authorized_Users": AUTHORIZED,
+    "Authorized_Groups": AUTHORIZED,
+    "Authorized_Hosts": AUTHORIZED,
+    "server": stored(STATUS + " (the server's name)"),
+    "Account_Name": behaves("server/accounting.c:acct_resv (account= in the B record)",
+                            T_RS + "test_window_begins_and_ends"),
+    "ctime": stored(STATUS + " (the reservation's creation)"),
+    "Mail_Points": stored(NO_MAIL),
+    "Mail_Users": stored(NO_MAIL),
+    "mtime": stored(STATUS + " (the last change's time)"),
+    "hashname": RESV_HIDDEN,
+    "hop_count": RESV_HIDDEN,
+    "Priority": behaves("server/req_quejob.c:req_resvSub (-1024..1024, else 15014; then only "
+                        "stored)", T_RS + "test_priority_range"),
+    "interactive": behaves("server/req_quejob.c:req_resvSub; req_rescq.c:req_confirmresv "
+                           "(pbs_rsub -I waits for CONFIRMED or DENIED)",
+                           T_RS + "test_interactive_answers_confirmed_or_denied",
+                           "tests/reservations/test_cli_commands.py::test_rsub_interactive"),
+    "Variable_List": behaves("server/req_quejob.c:req_resvSub (PBS_TZID of a standing "
+                             "reservation, PBS_O_* shown)",
+                             T_RS + "test_standing_reservation_moves_through_its_occurrences"),
+    "euser": RESV_HIDDEN,
+    "egroup": RESV_HIDDEN,
+    "qmove": behaves("server/req_rescq.c:cnvrt_qmove (an ASAP reservation takes the job)",
+                     T_RS + "test_asap_takes_the_first_free_window",
+                     T_RC + "test_asap_reservation_runs_the_job"),
+    "reserve_standing": STANDING,
+    "reserve_rrule": behaves("server/req_quejob.c:req_resvSub (check_rrule, libical)",
+                             T_RS + "test_standing_reservation_moves_through_its_occurrences",
+                             "tests/reservations/test_cli_rrule.py::test_weekly_byday"),
+    "reserve_index": STANDING,
+    "reserve_count": STANDING,
+    "reserve_execvnodes": missing("the vnodes of each occurrence of a standing reservation: "
+                                  "here every occurrence keeps the first's (docs/differences.md,"
+                                  " Reservations); no client sets it"),
+    "reserve_timezone": STANDING,
+    "reserve_retry": missing("the time a degraded reservation is reconfirmed: the fake never "
+                             "degrades one (docs/differences.md, Reservations); no client sets "
+                             "it"),
+    "delete_idle_time": behaves("server/req_rescq.c:resv_idle_delete, set_idle_delete_task",
+                                T_RS + "test_delete_idle_time_deletes_a_running_reservation_"
+                                "without_jobs", T_RC + "test_asap_reservation_runs_the_job"),
+    "reserve_job": stored("the job a reservation was made from (create_resv_from_job, refused "
+                          "here): never set"),
+    "schedselect_orig": RESV_HIDDEN,
+    "Submit_Host": RESV_HIDDEN,
+    "credential_id": stored(NO_KRB),
+    "node_set": stored(INTERNAL + " (placement sets, refused here)"),
+    "partition": stored("one scheduler, one partition: the default's name is shown as PBS "
+                        "shows it"),
+    "reserve_alter_revert": RESV_HIDDEN,
+    "reserve_standing_revert": RESV_HIDDEN,
+}
 
 #: the attributes of a resource definition (``qmgr -c 'create resource NAME type=T, flag=F'``)
 RESOURCE_DEF: Dict[str, Row] = {
