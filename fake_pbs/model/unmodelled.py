@@ -16,6 +16,9 @@ from fake_pbs.model.errors import PBSE_NOSUP, PbsError, message_for
 
 _FALSE = frozenset(("False",))
 _NONE: FrozenSet[str] = frozenset()
+#: a job's boolean as qsub/qalter send it (not yet decoded): PBS's spellings of false, which
+#: :func:`refusal` compares without case
+_FALSE_SENT = frozenset(("false", "f", "n", "0"))
 
 REFUSED: Dict[str, Dict[str, FrozenSet[str]]] = {
     "server": {
@@ -23,6 +26,7 @@ REFUSED: Dict[str, Dict[str, FrozenSet[str]]] = {
         "node_group_key": _NONE, "job_sort_formula": _NONE, "eligible_time_enable": _FALSE,
         "backfill_depth": _NONE,
         "restrict_res_to_release_on_suspend": _NONE, "show_hidden_attribs": _FALSE,
+        "resv_post_processing_time": _NONE,
     },
     "queue": {
         "require_cred_enable": _FALSE, "require_cred": _NONE, "resources_available": _NONE,
@@ -38,7 +42,8 @@ REFUSED: Dict[str, Dict[str, FrozenSet[str]]] = {
         "do_not_span_psets": _FALSE, "only_explicit_psets": _FALSE,
         "sched_preempt_enforce_resumption": _FALSE, "job_sort_formula": _NONE,
     },
-    "job": {"Remove_Files": _NONE},
+    "job": {"Remove_Files": _NONE, "create_resv_from_job": _FALSE_SENT,
+            "tolerate_node_failures": frozenset(("none",))},
     "resource": {
         "cput": _NONE, "pcput": _NONE, "file": _NONE, "pmem": _NONE, "vmem": _NONE,
         "pvmem": _NONE, "nice": _NONE, "min_walltime": _NONE, "max_walltime": _NONE,
@@ -62,7 +67,7 @@ def refusal(objtype: str, name: str, value: str) -> Optional[PbsError]:
         for known in table:  # attribute names are case-insensitive (qmgr_attrs.find)
             if known.lower() == base.lower():
                 taken = table[known]
-    if taken is None or value in taken:
+    if taken is None or value in taken or value.lower() in taken:
         return None
     return PbsError(PBSE_NOSUP, _WHY % (message_for(PBSE_NOSUP), name))
 

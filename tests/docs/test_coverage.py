@@ -11,6 +11,7 @@ import pytest
 
 from fake_pbs.model import hooks, job_attrs, qmgr_attrs, unmodelled
 from fake_pbs.model import resources as rdefs
+from fake_pbs.model import resv as rmodel
 from fake_pbs.model.errors import PbsError
 from fake_pbs.server import manager, valuecheck
 from tools.coverage import generate, probe, sources, vendor_pbs
@@ -123,6 +124,8 @@ def _refused_by_fake(obj: str, name: str) -> bool:
         return rdefs.lookup(name) is None
     if obj == "hook":
         return name not in hooks.HOOK_ATTRS
+    if obj == "resv":
+        return name not in rmodel.SETTABLE
     return False
 
 
@@ -163,13 +166,16 @@ def test_qmgr_refuses_what_the_fake_would_ignore(objtype: str, name: str, attr: 
 
 @pytest.mark.parametrize(("attr", "value"), [("Resource_List.cput", "00:10:00"),
                                              ("Resource_List.pvmem", "1gb"),
-                                             ("Remove_Files", "oe")])
+                                             ("Remove_Files", "oe"),
+                                             ("create_resv_from_job", "true"),
+                                             ("tolerate_node_failures", "job_start")])
 def test_job_requests_refuse_what_the_mom_would_ignore(attr: str, value: str) -> None:
     """qsub/qalter attributes PBS acts on and the fake does not: 15029 at the server."""
     with pytest.raises(PbsError) as err:
         valuecheck.check({attr: value})
     assert err.value.code == 15029
-    valuecheck.check({"Resource_List.walltime": "00:10:00", "Remove_Files": ""})
+    valuecheck.check({"Resource_List.walltime": "00:10:00", "Remove_Files": "",
+                      "create_resv_from_job": "FALSE", "tolerate_node_failures": "none"})
 
 
 def test_hook_fail_action_is_flagged_in_the_server_log() -> None:

@@ -90,6 +90,19 @@ RESC_MAX = "server/svr_func.c:check_entity_resc_limit_max (from svr_chkque)"
 RESC_QUEUED = "server/svr_func.c:check_entity_resc_limit_queued (from svr_chkque)"
 RUN_LIMITS = ("scheduler/limits.cpp:check_limits (check_queue_max_run, check_server_max_run, "
               "check_*_max_user_run, check_*_max_group_run, check_*_max_res)")
+ROUTER = ("server/job_route.c:job_route, default_router; svr_movejob.c:should_retry_route "
+          "(destinations in order; rejected by all: job_abt)")
+X11 = missing("X11 forwarding (qsub -I -X): refused by the fake's qsub (rc 1) and unknown to "
+              "its server (15002)")
+T_RS = "tests/reservations/test_server_requests.py::"
+T_RC = "tests/reservations/test_server_cluster.py::"
+RESV_SUBMIT = "server/req_quejob.c:req_resvSub"
+RESV_USER_ACL = behaves(RESV_SUBMIT + " (acl_resv_user_enable: 15094)",
+                        T_RS + "test_acl_resv_users_and_resv_enable")
+RESV_HOST_ACL = behaves(RESV_SUBMIT + " (acl_resv_host_enable: 15092, before an id is spent)",
+                        T_RS + "test_acl_resv_hosts_and_groups")
+RESV_GROUP_ACL = behaves(RESV_SUBMIT + " (acl_resv_group_enable: 15093)",
+                         T_RS + "test_acl_resv_hosts_and_groups")
 SOFT = stored("PBS's scheduler reads soft limits only to rank preemption (preempt_prio "
               "queue_softlimits / server_softlimits), which the fake's preemption does not "
               "rank by (docs/differences.md, queue limits)")
@@ -182,8 +195,8 @@ SERVER: Dict[str, Row] = {
     "node_pack": stored(PBS_STORES + " (obsolete)"),
     "flatuid": stored("every client is on the server's host, where PBS never asks whether "
                       "user@host equals user (svr_chk_owner.c: the same-host path)"),
-    "resv_enable": RESV_USER_ACL._replace(source="server/req_quejob.c:req_resvSub "
-                                               "(resv_enable false: 15160 at pbs_rsub)"),
+    "resv_enable": behaves(RESV_SUBMIT + " (resv_enable False: reservations disallowed)",
+                           T_RS + "test_acl_resv_users_and_resv_enable"),
     "node_fail_requeue": behaves("server/node_manager.c:node_down_requeue", T_NODE_DOWN),
     "max_array_size": behaves("server/array_func.c:setup_arrayjob_attrs",
                               "tests/server/test_attribute_tables.py::test_max_array_size"),
@@ -266,17 +279,22 @@ QUEUE: Dict[str, Row] = {
     "queue_type": behaves("scheduler/queue_info.cpp:query_queue_info (execution only)", T_ROUTE),
     "Priority": behaves("scheduler/fifo.cpp (sort by queue priority)",
                         "tests/sched/test_cycle.py::test_queue_priority_first"),
-    "max_queuable": in_progress(LIMITS),
+    "max_queuable": behaves("server/svr_jobfunc.c:svr_chkque (max_queuable)",
+                            T_ROUTING + "test_max_queuable"),
     "total_jobs": TOTAL_JOBS,
     "state_count": STATE_COUNT,
     "acl_host_enable": behaves("server/svr_jobfunc.c:svr_chkque (acl hosts)", T_ACL_GH),
     "acl_hosts": behaves("server/svr_jobfunc.c:svr_chkque (acl hosts)", T_ACL_GH),
     "acl_user_enable": behaves("server/svr_jobfunc.c:svr_chkque (acl users)", T_ACL_USER),
     "acl_users": behaves("server/svr_jobfunc.c:svr_chkque (acl users)", T_ACL_USER),
-    "from_route_only": in_progress(LIMITS, "route queues: in progress by limits"),
-    "resources_max": in_progress(LIMITS),
-    "resources_min": in_progress(LIMITS),
-    "resources_default": in_progress(LIMITS),
+    "from_route_only": behaves("server/svr_jobfunc.c:svr_chkque (from_route_only)",
+                               T_ENQ + "test_from_route_only_refuses_direct_submission",
+                               T_ROUTING + "test_jobs_go_to_the_first_destination_that_"
+                               "takes_them"),
+    "resources_max": RESOURCES_MAX,
+    "resources_min": behaves("server/svr_jobfunc.c:chk_resc_limits (from svr_chkque)",
+                             T_ENQ + "test_queue_resources_min"),
+    "resources_default": RESOURCES_DEFAULT,
     "require_cred_enable": missing("Kerberos credentials required in the queue; refused when "
                                    "set true"),
     "require_cred": REQUIRE_CRED,
@@ -290,7 +308,7 @@ QUEUE: Dict[str, Row] = {
     "rendezvous_retry": stored(PBS_STORES),
     "reserved_expedite": stored(PBS_STORES),
     "reserved_sync": stored(PBS_STORES),
-    "default_chunk": in_progress(LIMITS),
+    "default_chunk": DEFAULT_CHUNK,
     "resources_available": missing("queue-level resource pools for the scheduler; refused"),
     "resources_assigned": behaves("server/req_runjob.c:set_resc_assigned", T_ASSIGNED),
     "kill_delay": behaves("resmom/requests.c:req_signaljob / mom kill_job (SIGTERM then "
@@ -300,15 +318,30 @@ QUEUE: Dict[str, Row] = {
                        "refused)"),
     "node_group_key": NODE_GROUPS,
     "backfill_depth": BACKFILL,
-    "route_destinations": in_progress(LIMITS, "route queues: in progress by limits"),
-    "alt_router": in_progress(LIMITS, "route queues: in progress by limits"),
-    "route_held_jobs": in_progress(LIMITS, "route queues: in progress by limits"),
-    "route_waiting_jobs": in_progress(LIMITS, "route queues: in progress by limits"),
-    "route_retry_time": in_progress(LIMITS, "route queues: in progress by limits"),
-    "route_lifetime": in_progress(LIMITS, "route queues: in progress by limits"),
-    "enabled": in_progress(LIMITS),
-    "started": behaves("scheduler/queue_info.cpp:query_queue_info (started queues only)",
-                       T_ROUTE),
+    "route_destinations": behaves(ROUTER, T_ROUTING + "test_jobs_go_to_the_first_destination_"
+                                  "that_takes_them",
+                                  T_ROUTING + "test_rejected_by_all_destinations_is_aborted"),
+    "alt_router": stored("PBS's stock site_alt_router (lib/Libsite/site_alt_rte.c) is "
+                         "default_router: the same routing either way"),
+    "route_held_jobs": behaves("server/job_route.c:job_route (held jobs only with it)",
+                               T_ROUTING + "test_jobs_go_to_the_first_destination_that_"
+                               "takes_them"),
+    "route_waiting_jobs": behaves("server/job_route.c:job_route (waiting jobs only with it)",
+                                  T_ROUTING + "test_waiting_jobs_are_routed_only_with_route_"
+                                  "waiting_jobs"),
+    "route_retry_time": stored("the fake routes on every scheduler loop (each submission, "
+                               "move, release, job end, scheduler_iteration) instead of "
+                               "waiting route_retry_time between tries (docs/differences.md, "
+                               "route queues)"),
+    "route_lifetime": behaves("server/job_route.c:default_router (route_lifetime: job_abt)",
+                              T_ROUTING + "test_route_lifetime_aborts_the_job"),
+    "enabled": behaves("server/svr_jobfunc.c:svr_chkque (enabled: 15021 at qsub and qmove)",
+                       T_ENQ + "test_disabled_queue_refuses_submission_and_move",
+                       T_LIM + "test_queue_commands.py::test_sets_the_queue_attribute"),
+    "started": behaves("scheduler/check.cpp:is_ok_to_run_queue; server/job_route.c:job_route "
+                       "(a stopped route queue routes nothing)", T_ROUTE,
+                       T_RUNLIM + "test_stopped_queue_keeps_jobs_queued_with_comment",
+                       T_ROUTING + "test_stopped_route_queue_keeps_its_jobs"),
     "partition": missing("scheduler partitions (multi-sched); refused"),
 }
 
@@ -331,7 +364,9 @@ NODE: Dict[str, Row] = {
     "max_group_run": missing("per-vnode job limits in the scheduler; refused"),
     "no_tasks": stored(PBS_STORES),
     "pnames": stored(PBS_STORES),
-    "resv": in_progress(RESV_HELPER),
+    "resv": behaves("server/req_rescq.c:assign_resv_resc (the node lists its reservations, "
+                    "newest first)", T_RS + "test_submit_confirms_with_pbs_attributes",
+                    T_RS + "test_confirmation_counts_other_reservations"),
     "resources_available": behaves("scheduler/node_info.cpp:query_node_info; check_spec.cpp",
                                    T_PLACE, T_GPU),
     "resources_assigned": behaves("server/node_manager.c:update_job_node_rassn", T_INVARIANT,
@@ -340,7 +375,9 @@ NODE: Dict[str, Row] = {
     "queue": missing("a vnode tied to one queue's jobs; refused"),
     "comment": behaves("scheduler and server node comments (node_manager.c:set_vnode_state)",
                        "tests/cli/test_pbsnodes.py::test_summaries_of_an_offline_node"),
-    "resv_enable": in_progress(RESV_HELPER),
+    "resv_enable": behaves("scheduler/node_info.cpp:is_vnode_eligible (no reservation on a "
+                           "vnode without resv_enable)",
+                           T_RS + "test_vnodes_without_resv_enable_take_no_reservation"),
     "no_multinode_jobs": missing("vnodes that refuse multi-host jobs; refused when set true"),
     "sharing": behaves("scheduler/node_info.cpp (sharing vs place=excl)",
                        "tests/sched/test_placement.py::test_excl_needs_an_unused_node"),
@@ -425,7 +462,7 @@ JOB: Dict[str, Row] = {
     "resources_used_acct": missing(UNKNOWN_HERE),
     "resources_used_update": missing(UNKNOWN_HERE),
     "job_state": behaves("server/svr_jobfunc.c:svr_setjobstate", T_FINISHED),
-    "resv": in_progress(RESV_HELPER),
+    "resv": missing("read only and never set by PBS 23.06 (15003 on a write); " + UNKNOWN_HERE),
     "queue": behaves("server/req_quejob.c:req_quejob", T_DEFAULTS),
     "server": behaves("server/req_quejob.c:req_quejob", T_DEFAULTS),
     "Account_Name": behaves("server/accounting.c:acct_job", T_ACCT),
@@ -456,7 +493,13 @@ JOB: Dict[str, Row] = {
                           "test_own_user_and_login_group_are_accepted"),
     "Hold_Types": behaves("server/req_holdjob.c:req_holdjob, req_releasejob",
                           "tests/server/test_jobs_e2e.py::test_hold_release_runs"),
-    "interactive": in_progress(INTERACTIVE),
+    "interactive": behaves("cmds/qsub_sup.c (the session's reader and writer); "
+                           "resmom/start_exec.c (conn_qsub: the job's shell on a pty)",
+                           "tests/interactive/test_session.py::"
+                           "test_session_lines_exit_status_and_record",
+                           "tests/interactive/test_session.py::test_qdel_ends_the_session",
+                           "tests/interactive/test_session.py::"
+                           "test_server_refuses_interactive_array"),
     "Join_Path": behaves("resmom/start_exec.c (join oe/eo)",
                          "tests/mom/test_units.py::test_join_oe_delivers_only_stdout"),
     "Keep_Files": behaves("resmom/start_exec.c:std_file_name (keep in home)",
@@ -521,7 +564,11 @@ JOB: Dict[str, Row] = {
     "etime": behaves("server/svr_jobfunc.c:svr_setjobstate (eligible since)",
                      "tests/server/test_accounting.py::"
                      "test_q_record_names_dependencies_after_etime"),
-    "reserve_ID": in_progress(RESV_HELPER),
+    "reserve_ID": behaves("server/svr_jobfunc.c:svr_chkque (a reservation queue's job); "
+                          "accounting.c (resvID= in the job's records)",
+                          T_RC + "test_jobs_wait_for_the_window_and_die_at_its_end",
+                          "tests/reservations/test_psij_reservation.py::"
+                          "test_job_runs_in_its_reservation"),
     "last_context_refresh": stored(INTERNAL),
     "gridname": stored(PBS_STORES),
     "umask": in_progress(STAGING, "-W umask as PBS stores and prints it: in progress by "
@@ -562,24 +609,28 @@ JOB: Dict[str, Row] = {
     "node_set": stored(INTERNAL + " (placement sets, refused here)"),
     "history_timestamp": behaves("server/svr_jobfunc.c:svr_histjob_update", T_HIST),
     "project": behaves("server/accounting.c:acct_job", T_ACCT),
-    "forward_x11_cookie": in_progress(INTERACTIVE),
-    "forward_x11_port": in_progress(INTERACTIVE),
+    "forward_x11_cookie": X11,
+    "forward_x11_port": X11,
     "ptime": stored(INTERNAL + " (preemption time, written by the scheduler)"),
     "run_version": stored(INTERNAL),
-    "gui": in_progress(INTERACTIVE),
+    "gui": missing("qsub -G (a GUI session, acted on by Windows moms only): the fake's qsub "
+                   "takes -G and sends nothing, and its server does not know the name "
+                   "(15002 where PBS stores it)"),
     "topjob": missing(NO_TOPJOB + "; " + UNKNOWN_HERE),
     "topjob_ineligible": stored(NO_TOPJOB),
     "resources_released": stored(INTERNAL + " (resources released on suspension)"),
     "resource_released_list": stored(INTERNAL + " (resources released on suspension)"),
     "release_nodes_on_stageout": in_progress(STAGING),
-    "tolerate_node_failures": in_progress(MULTINODE, "sister failures tolerated by hooks: in "
-                                          "progress by multinode"),
+    "tolerate_node_failures": missing("a job that goes on when sister hosts fail (with "
+                                      "execjob_prologue/launch hooks releasing nodes); the "
+                                      "fake refuses values other than none"),
     "Submit_Host": behaves("server/req_quejob.c (the connection's host)",
                            "tests/security/test_log_records.py::"
                            "test_the_submit_host_comes_from_the_connection"),
     "credential_id": stored(NO_KRB),
     "credential_validity": stored(NO_KRB),
-    "create_resv_from_job": in_progress(RESV_HELPER),
+    "create_resv_from_job": missing("a reservation made from the job when it runs "
+                                    "(req_runjob.c); refused when set true"),
     "max_run_subjobs": behaves("scheduler/check.cpp:is_ok_to_run (MAX_RUN_SUBJOBS)",
                                "tests/docs/test_coverage_behaviours.py::"
                                "test_max_run_subjobs_caps_the_running_subjobs"),
@@ -673,8 +724,6 @@ HOOK: Dict[str, Row] = {
     "pending_delete": stored(INTERNAL),
 }
 
-T_RS = "tests/reservations/test_server_requests.py::"
-T_RC = "tests/reservations/test_server_cluster.py::"
 RESV_WINDOW = behaves("server/req_quejob.c:req_resvSub; svr_jobfunc.c:Time4resv, "
                       "Time4resvFinish; req_modify.c:req_modifyReservation",
                       T_RS + "test_window_begins_and_ends",
@@ -683,7 +732,8 @@ RESV_STATE = behaves("server/svr_jobfunc.c:resv_setResvState, eval_resvState",
                      T_RS + "test_submit_confirms_with_pbs_attributes",
                      T_RS + "test_window_begins_and_ends")
 STANDING = behaves("server/svr_jobfunc.c:Time4occurrenceFinish; req_quejob.c:req_resvSub "
-                   "(check_rrule)", T_RS + "test_standing_reservation_moves_through_its_occurrences",
+                   "(check_rrule)",
+                   T_RS + "test_standing_reservation_moves_through_its_occurrences",
                    T_RS + "test_queued_jobs_wait_for_the_next_occurrence")
 AUTHORIZED = behaves("server/req_quejob.c:get_queue_for_reservation (the queue's ACLs); "
                      "req_modify.c:req_modifyReservation",
@@ -722,12 +772,11 @@ RESV: Dict[str, Row] = {
     "resv_nodes": behaves("server/req_rescq.c:req_confirmresv (the scheduler's vnodes)",
                           T_RS + "test_submit_confirms_with_pbs_attributes",
                           T_RC + "test_reserved_cpus_are_not_for_other_jobs"),
-    "User_List": stored("a reservation runs nothing as that user; PBS derives euser/egroup "
-                        "from it, and checks acl_resv_groups against that egroup, where the "
-                        "fake checks the submitter's groups (docs/differences.md, "
-                        "Reservations)"),
-    "group_list": stored("a reservation runs nothing as that group; PBS derives egroup from "
-                         "it (see User_List; docs/differences.md, Reservations)"),
+    "User_List": stored("a reservation runs nothing as that user; PBS derives euser from it "
+                        "and checks acl_resv_groups against euser's groups, where the fake "
+                        "checks the submitter's (docs/differences.md, Reservations)"),
+    "group_list": stored("a reservation runs nothing as that group; PBS only derives egroup "
+                         "from it"),
     "Authorized_Users": AUTHORIZED,
     "Authorized_Groups": AUTHORIZED,
     "Authorized_Hosts": AUTHORIZED,
