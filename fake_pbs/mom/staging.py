@@ -33,6 +33,8 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
+from fake_pbs.hooks import runas
+
 CP = "/bin/cp"
 TRIES = 4
 WORK_TIMEOUT = 600.0  # bound on one stage request (four tries of each file, with pauses)
@@ -289,7 +291,8 @@ def run_as_owner(request: Dict[str, Any], launch: Mapping[str, Any]) -> Dict[str
     package_root = str(Path(__file__).resolve().parents[2])
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": package_root, "LANG": "C.UTF-8"}
     try:
-        done = subprocess.run([sys.executable, "-S", "-m", "fake_pbs.mom.staging"],
+        done = subprocess.run([runas.interpreter(sys.executable), "-S", "-m",
+                               "fake_pbs.mom.staging"],
                               input=json.dumps(request).encode(), stdout=subprocess.PIPE,
                               stderr=subprocess.DEVNULL, timeout=WORK_TIMEOUT, cwd="/", env=env,
                               user=uid, group=gid, extra_groups=groups, umask=0o022)
