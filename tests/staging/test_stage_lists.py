@@ -3,6 +3,7 @@ cluster (fake_pbs/mom/staging.py; OpenPBS src/server/job_func.c ``cpy_stage``,
 src/resmom/stage_func.c ``stage_file``, ``copy_file``, ``sys_copy``, ``pbs_glob``)."""
 import fnmatch
 import os
+from typing import Any, Dict
 from pathlib import Path
 
 from hypothesis import given, strategies as strat
@@ -27,7 +28,7 @@ def test_pbs_glob_is_fnmatch_without_brackets(name: str, pattern: str) -> None:
     assert staging.pbs_glob(name, pattern) == fnmatch.fnmatchcase(name, pattern)
 
 
-def _request(tmp: Path, direction: str, value: str) -> dict:
+def _request(tmp: Path, direction: str, value: str) -> Dict[str, Any]:
     return {"direction": direction, "jobid": "1.vm", "owner": "u", "cwd": str(tmp),
             "sandbox": None, "pauses": False,
             "pairs": [list(p) for p in staging.stage_pairs(value)]}

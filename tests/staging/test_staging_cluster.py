@@ -9,11 +9,12 @@ when the mom could not copy; the staged-in files deleted afterwards), src/resmom
 """
 import time
 from pathlib import Path
+from typing import List
 
 from fake_pbs.testing import FakeCluster
 
 
-def _mom(cluster: FakeCluster, jobid: str) -> list:
+def _mom(cluster: FakeCluster, jobid: str) -> List[str]:
     mark = ";%s;" % jobid
     return [ln.split(";", 5)[-1] for ln in cluster.log_lines("mom") if mark in ln]
 

@@ -6,6 +6,7 @@ theirs is written, linked through or removed."""
 import os
 import pwd
 from pathlib import Path
+from typing import Tuple
 
 from ..reliability.rig import Rig, need_users
 
@@ -56,6 +57,6 @@ def test_staging_never_reaches_another_users_or_roots_files() -> None:
                 path.unlink()
 
 
-def _ids(user: str) -> tuple:
+def _ids(user: str) -> Tuple[int, int]:
     entry = pwd.getpwnam(user)
     return entry.pw_uid, entry.pw_gid
