@@ -16,7 +16,7 @@ Public API (stable; the server imports it):
   :func:`parse_depend`, :func:`parse_array_range`, :func:`parse_exec_time`,
   :func:`check_mail_points`, :func:`check_join`, :func:`check_keep`, :func:`rerunable_value`,
   :func:`check_checkpoint`, :func:`check_priority`, :func:`check_hold_types`,
-  :func:`check_sandbox`, :func:`check_umask`
+  :func:`check_sandbox`
 
 No clock reads: :func:`parse_exec_time` takes ``now``.
 """
@@ -563,10 +563,3 @@ def check_tolerate(value: str) -> str:
     return value
 
 
-_UMASK = _Lazy(r"^[0-7]{1,4}$")
-
-
-def check_umask(value: str) -> str:
-    if not _UMASK.match(value):
-        raise _bad()
-    return value
