@@ -120,7 +120,6 @@ def build_launch(job: Mapping[str, Any], layout: JobLayout, host: str, cluster_h
     return {
         "jobid": layout.jobid,
         "argv": argv,
-        "search_path": command is not None,
         "env": env,
         "cwd": sandbox or (home_dir if os.path.isdir(home_dir) else "/"),
         "sandbox": sandbox,
