@@ -5,7 +5,7 @@ then committed: objects saved, hooks published to the moms, log records written,
 import os
 from typing import Any, Dict
 
-from fake_pbs.server import hookfiles
+from fake_pbs.server import hookfiles, hostnames
 from fake_pbs.server.handlers.registry import Context, handler
 from fake_pbs.server import hookpoints
 from fake_pbs.server.hookpoints import hooks_of
@@ -24,6 +24,8 @@ def _managed_view(app: Any) -> Managed:
     view.import_temp = str(hookfiles.hooks_dir(app.home) / "tmp" /
                            hookfiles.import_temp_name(os.getpid()))
     view.resource_in_use = lambda name: _held_by_a_job(state, name)
+    fake_hosts = [str(host["name"]) for host in app.config.get("hosts", [])]
+    view.resolves = lambda name: hostnames.resolves(name, fake_hosts)
     return view
 
 
