@@ -43,11 +43,16 @@ def test_stage_in_then_out_and_the_staged_in_file_goes(fake_pbs: FakeCluster,
 
 
 def test_queued_job_with_stagein_is_substate_11(fake_pbs: FakeCluster, tmp_path: Path) -> None:
-    """svr_evaljobstate: a queued job with files to stage in is Q, substate 11."""
+    """svr_evaljobstate: a queued job with files to stage in is Q, substate 11, whether the
+    list came with qsub or with qalter (req_modify.c re-evaluates the state)."""
     fake_pbs.qmgr("set server scheduling = False")
     jobid = fake_pbs.qsub("true", "-W", "stagein=x@vm:%s/x" % tmp_path, cwd=str(tmp_path))
     attrs = fake_pbs.job(jobid)
     assert (attrs["job_state"], attrs["substate"]) == ("Q", "11")
+    later = fake_pbs.qsub("true", cwd=str(tmp_path))
+    assert fake_pbs.job(later)["substate"] == "10"
+    fake_pbs.sh("qalter", "-W", "stagein=x@vm:%s/x" % tmp_path, later)
+    assert fake_pbs.job(later)["substate"] == "11"
 
 
 def test_failed_stage_in_leaves_the_job_waiting(fake_pbs: FakeCluster, tmp_path: Path) -> None:
