@@ -561,5 +561,3 @@ def check_tolerate(value: str) -> str:
     if value not in TOLERATE_NODE_FAILURES:
         raise _bad()
     return value
-
-

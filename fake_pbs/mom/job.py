@@ -425,7 +425,8 @@ class MomJob:
         return {"direction": direction, "jobid": self.jobid, "owner": self._owner_name(),
                 "cwd": sandbox or home_dir, "sandbox": sandbox,
                 "pauses": self.ctx.pace.copy_pauses,
-                "pairs": [list(pair) for pair in staging.stage_pairs(value)]}
+                "pairs": [list(pair) for pair in staging.for_subjob(staging.stage_pairs(value),
+                                                                    self.jobid)]}
 
     def _owner_name(self) -> str:
         attrs = self.job.get("attrs", {})

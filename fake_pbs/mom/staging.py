@@ -77,6 +77,20 @@ def stage_pairs(value: Optional[str]) -> List[Pair]:
     return pairs
 
 
+ARRAY_INDEX_TAG = "^array_index^"  # job.h PBS_FILE_ARRAY_INDEX_TAG
+
+
+def for_subjob(pairs: List[Pair], jobid: str) -> List[Pair]:
+    """A subjob's pairs with its index in place of the first ``^array_index^`` of each path
+    (array_func.c subst_array_index, applied by setup_cpyfiles to both names)."""
+    head, bracket, rest = jobid.partition("[")
+    index = rest.split("]", 1)[0]
+    if not bracket or not index.isdigit():
+        return pairs
+    return [Pair(p.local.replace(ARRAY_INDEX_TAG, index, 1), p.host,
+                 p.remote.replace(ARRAY_INDEX_TAG, index, 1)) for p in pairs]
+
+
 def pause_after(attempt: int) -> float:
     """sys_copy's sleep after a failed try: none after odd tries, else ``try / 2 * 10 + 1``."""
     return 0.0 if attempt % 2 else float(attempt // 2 * 10 + 1)

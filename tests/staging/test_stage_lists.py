@@ -82,3 +82,11 @@ def test_failed_stage_in_is_tried_four_times_and_undoes_earlier_files(tmp_path: 
     assert result["bad"][:2] == ["Unable to copy file b from %s/missing" % tmp_path,
                                  ">>> error from copy"]
     assert "No such file or directory" in result["bad"][2]
+
+
+def test_subjob_index_replaces_the_first_tag_of_each_name() -> None:
+    """subst_array_index: ``^array_index^`` (first occurrence) becomes the subjob's index."""
+    pairs = staging.stage_pairs("in.^array_index^@vm:/d/^array_index^/^array_index^")
+    assert staging.for_subjob(pairs, "12[3].vm") == [
+        staging.Pair("in.3", "vm", "/d/3/^array_index^")]
+    assert staging.for_subjob(pairs, "12.vm") == pairs
