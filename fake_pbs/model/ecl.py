@@ -525,11 +525,9 @@ def check_at_list(value: str, unique_hosts: bool = False, absolute: bool = False
     return value
 
 
-def check_stage_list(value: str) -> str:
-    """stagein/stageout: ``local@host:remote[,...]``, all three parts given (a comma after a
-    backslash stays inside an item)."""
-    if not value:
-        raise _bad()
+def stage_items(value: str) -> List[str]:
+    """The items of a stagein/stageout list: commas separate them, a comma after a backslash
+    stays inside an item."""
     items: List[str] = []
     start = 0
     for pos, char in enumerate(value):
@@ -537,7 +535,14 @@ def check_stage_list(value: str) -> str:
             items.append(value[start:pos])
             start = pos + 1
     items.append(value[start:])
-    for item in items:
+    return items
+
+
+def check_stage_list(value: str) -> str:
+    """stagein/stageout: ``local@host:remote[,...]``, all three parts given."""
+    if not value:
+        raise _bad()
+    for item in stage_items(value):
         local, at, rest = item.strip().partition("@")
         host, colon, remote = rest.partition(":")
         if (not local or not at or not host or not colon or not remote or "@" in remote

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
 from fake_pbs.hooks import runas
+from fake_pbs.model import ecl
 
 CP = "/bin/cp"
 TRIES = 4
@@ -54,23 +55,11 @@ class Pair(NamedTuple):
     remote: str
 
 
-def split_items(value: str) -> List[str]:
-    """The items of a stage list: commas separate them, a ``\\,`` stays inside one."""
-    items: List[str] = []
-    start = 0
-    for pos, char in enumerate(value):
-        if char == "," and pos > start and value[pos - 1] != "\\":
-            items.append(value[start:pos])
-            start = pos + 1
-    items.append(value[start:])
-    return [item.strip() for item in items if item.strip()]
-
-
 def stage_pairs(value: Optional[str]) -> List[Pair]:
     """The pairs of a stored stagein/stageout value (job_func.c cpy_stage splits each at its
     first ``@``; ``\\,`` is a comma of the name: stage_func.c replace)."""
     pairs: List[Pair] = []
-    for item in split_items(value or ""):
+    for item in [i.strip() for i in ecl.stage_items(value or "") if i.strip()]:
         local, _, rest = item.partition("@")
         host, _, remote = rest.partition(":")
         pairs.append(Pair(local.replace("\\,", ","), host, remote.replace("\\,", ",")))
