@@ -460,6 +460,7 @@ class MomJob:
         value = self.job.get("attrs", {}).get("stagein")
         if not value or self.events.has("stagedin"):
             return True
+        self.ctx.log.job(self.jobid, "copy file request received", 0x0080)
         began = time.monotonic()
         result = staging.run_as_owner(self._stage_request("in", value), self._identity())
         self._stage_log(result, "in", time.monotonic() - began)
@@ -859,10 +860,6 @@ class MomJob:
             for mask, cls, name, text in result.get("log", []):
                 self.ctx.log.write(int(mask), str(cls), str(name), str(text))
         report.summary(list(result.get("bad", [])))
-        if attrs.get("stagein"):
-            # the server's delete files request for the staged-in files (req_jobobit.c)
-            staging.run_as_owner(dict(self._stage_request("in", attrs["stagein"]),
-                                      op="delete"), self._identity())
         done += int(result.get("done", 0))
         attempted += int(result.get("total", 0))
         if attempted:
@@ -870,6 +867,12 @@ class MomJob:
             self.ctx.log.job(self.jobid, "Staged %d/%d items out over %d:%02d:%02d"
                              % (done, attempted, took // 3600, took // 60 % 60, took % 60),
                              0x0100)
+        if attrs.get("stagein"):
+            # the server's delete files request for the staged-in files (req_jobobit.c
+            # STAGEDEL, after the copy; process_request.c logs its arrival)
+            self.ctx.log.job(self.jobid, "delete file request received", 0x0080)
+            staging.run_as_owner(dict(self._stage_request("in", attrs["stagein"]),
+                                      op="delete"), self._identity())
         return 1 if done == attempted else 0
 
     def _copy_pause(self, seconds: float) -> None:

@@ -38,8 +38,10 @@ def test_stage_in_then_out_and_the_staged_in_file_goes(fake_pbs: FakeCluster,
     assert (tmp_path / "back.txt").read_text() == "data\n"
     assert not (work / "in.txt").exists() and not (work / "result.txt").exists()
     mom = _mom(fake_pbs, jobid)
-    assert "Staged 1/1 items in over 0:00:00" in mom
-    assert "Staged 3/3 items out over 0:00:00" in mom  # stdout, stderr, result.txt
+    staged_in = mom.index("Staged 1/1 items in over 0:00:00")
+    assert mom[staged_in - 1] == "copy file request received"  # process_request.c
+    staged_out = mom.index("Staged 3/3 items out over 0:00:00")  # stdout, stderr, result.txt
+    assert mom[staged_out + 1] == "delete file request received"  # then the DelFiles request
 
 
 def test_queued_job_with_stagein_is_substate_11(fake_pbs: FakeCluster, tmp_path: Path) -> None:
