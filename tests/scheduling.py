@@ -29,6 +29,12 @@ LONG_FILES: Tuple[str, ...] = (
     "tests/security/test_runner.py",
     "tests/server/test_pace.py",
     "tests/server/test_control.py",
+    # reservation windows, interactive sessions and MPI by host name: 25-40 s each when quiet
+    "tests/reservations/test_server_cluster.py",
+    "tests/interactive/test_transcripts.py",
+    "tests/interactive/test_session.py",
+    "tests/multinode/test_hostnames.py",
+    "tests/reservations/test_group_r.py",
     # hypothesis's property tests: CPU-bound, 40-100 s each under load
     "tests/bench/test_submit_path.py",
     "tests/bench/test_startup.py",
@@ -44,7 +50,7 @@ def unit_of(nodeid: str) -> str:
     if nodeid.startswith(REPLAY_TEST):
         if not _chains:
             from .fidelity.harness.chains import chain_plans
-            _chains.update((c.name, chain.name) for set_name in ("release", "extra")
+            _chains.update((c.name, chain.name) for set_name in ("release", "extra", "resv")
                            for chain in chain_plans(set_name) for c in chain.cases())
         case = nodeid[len(REPLAY_TEST):].split("]", 1)[0]
         return CHAIN_PREFIX + _chains.get(case, "release")

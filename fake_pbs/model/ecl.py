@@ -16,7 +16,7 @@ Public API (stable; the server imports it):
   :func:`parse_depend`, :func:`parse_array_range`, :func:`parse_exec_time`,
   :func:`check_mail_points`, :func:`check_join`, :func:`check_keep`, :func:`rerunable_value`,
   :func:`check_checkpoint`, :func:`check_priority`, :func:`check_hold_types`,
-  :func:`check_sandbox`, :func:`check_umask`
+  :func:`check_sandbox`
 
 No clock reads: :func:`parse_exec_time` takes ``now``.
 """
@@ -525,11 +525,9 @@ def check_at_list(value: str, unique_hosts: bool = False, absolute: bool = False
     return value
 
 
-def check_stage_list(value: str) -> str:
-    """stagein/stageout: ``local@host:remote[,...]``, all three parts given (a comma after a
-    backslash stays inside an item)."""
-    if not value:
-        raise _bad()
+def stage_items(value: str) -> List[str]:
+    """The items of a stagein/stageout list: commas separate them, a comma after a backslash
+    stays inside an item."""
     items: List[str] = []
     start = 0
     for pos, char in enumerate(value):
@@ -537,7 +535,14 @@ def check_stage_list(value: str) -> str:
             items.append(value[start:pos])
             start = pos + 1
     items.append(value[start:])
-    for item in items:
+    return items
+
+
+def check_stage_list(value: str) -> str:
+    """stagein/stageout: ``local@host:remote[,...]``, all three parts given."""
+    if not value:
+        raise _bad()
+    for item in stage_items(value):
         local, at, rest = item.strip().partition("@")
         host, colon, remote = rest.partition(":")
         if (not local or not at or not host or not colon or not remote or "@" in remote
@@ -559,14 +564,5 @@ TOLERATE_NODE_FAILURES = ("all", "job_start", "none")
 def check_tolerate(value: str) -> str:
     """tolerate_node_failures: ``all``, ``job_start`` or ``none``, exactly."""
     if value not in TOLERATE_NODE_FAILURES:
-        raise _bad()
-    return value
-
-
-_UMASK = _Lazy(r"^[0-7]{1,4}$")
-
-
-def check_umask(value: str) -> str:
-    if not _UMASK.match(value):
         raise _bad()
     return value

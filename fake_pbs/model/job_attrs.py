@@ -148,7 +148,7 @@ JOB_ATTRS: Dict[str, Tuple[str, int, Optional[Callable[[str], str]]]] = {
     "reserve_ID": (STR, READ_ONLY | CREAT, None),
     "last_context_refresh": (LONG, 0, None),
     "gridname": (STR, READ_WRITE | SELEQ, None),
-    "umask": (LONG, READ_WRITE, ecl.check_umask),
+    "umask": (LONG, READ_WRITE, _long),  # decode_l: a decimal long ("022" is 22)
     "block": (BOOL, READ_ONLY | CREAT | SELEQ, None),
     # ALTRUN in PBS; not while running in the fake, whose server and moms tell a job's runs
     # apart by run_count (docs/differences.md)
@@ -253,7 +253,7 @@ def _decoded(name: str, row: Tuple[str, int, Optional[Callable[[str], str]]],
              value: str) -> str:
     """The server's decode by type: a long must be one, a boolean becomes True/False."""
     try:
-        if row[0] == LONG and name != "umask":  # umask stays octal text, as qstat shows it
+        if row[0] == LONG:
             return str(ecl.parse_long(value))
         elif row[0] == TIME:
             return ecl.normalize_time(value)

@@ -17,10 +17,13 @@ EXPIRED = "X"     # history: finished array subjob
 MOVED = "M"
 
 SUB_QUEUED = 10
+SUB_PRESTAGEIN = 11   # queued, with files to stage in
+SUB_STAGEGO = 15      # running: staging in, then the job starts
 SUB_HELD = 20
 SUB_SYNCHOLD = 21
 SUB_DEPNHOLD = 22
 SUB_WAITING = 30
+SUB_STAGEFAIL = 37    # waiting: a stage-in failed, retried at Execution_Time
 SUB_PRERUN = 41
 SUB_RUNNING = 42
 SUB_SUSPEND = 43

@@ -10,7 +10,8 @@ Requests are listed in daemon.py; the exec protocol is docs/internals.md §5. Mo
 - daemon: sockets and request dispatch; job: one job's life on its primary mom;
   sisters: join/abort/kill/release between moms; shepherd: the detached parent of a job shell;
 - launch, environment, streams: what the job runs, its environment, where its output goes;
-- delivery: stage-out; usage: resources_used; signals: signal names; procs: /proc helpers;
+- delivery: output delivery; staging: -W stagein/stageout lists (as the owner);
+- usage: resources_used; signals: signal names; procs: /proc helpers;
 - eventlog, durable: the fsynced event stream and atomic records; momlog: PBS-format log lines;
 - hookpoints: mom hook events (run the site's hooks through fake_pbs.hooks); faults: injection.
 - hookshep: the detached shepherd of prologue/launch/epilogue/end hook runs (crash-safe).

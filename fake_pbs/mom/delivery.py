@@ -175,14 +175,16 @@ class Report:
                        % (self.jobid, self.owner, src, remote))
         self.failed.append((src, remote, copied.error, kept))
 
-    def summary(self) -> None:
-        """The job's ``Job files not copied`` block (after every stream was tried)."""
-        if not self.failed:
+    def summary(self, more: Sequence[str] = ()) -> None:
+        """The job's ``Job files not copied`` block (after every stream was tried), with the
+        bad list of the stage-out files (``more``) after the streams'."""
+        if not self.failed and not more:
             return
         lines = ["Job files not copied:---->>>>"]
         for src, remote, error, kept in self.failed:
             lines += ["Unable to copy file %s to %s" % (src, remote), ">>> error from copy",
                       error, ">>> end error output", "Output retained on that host in: %s" % kept]
+        lines += list(more)
         lines.append("---->>>>")
         for line in lines:
             self.log.job(self.jobid, line, 0x0100)
@@ -190,7 +192,8 @@ class Report:
 
 def deliver(streams: List[Stream], launch: Mapping[str, Any], undelivered: Path,
             as_owner: bool, report: Optional[Report] = None,
-            pause: Callable[[float], None] = lambda seconds: None) -> Tuple[int, int]:
+            pause: Callable[[float], None] = lambda seconds: None,
+            summarize: bool = True) -> Tuple[int, int]:
     """Deliver each stream that has a destination; return (delivered, attempted).
 
     A failed copy is tried :data:`TRIES` times with sys_copy's pauses (``pause`` sleeps them;
@@ -216,6 +219,6 @@ def deliver(streams: List[Stream], launch: Mapping[str, Any], undelivered: Path,
         shutil.copyfile(stream.write_to, kept)
         if report is not None:
             report.gave_up(stream.write_to, stream.deliver_to, copied, kept)
-    if report is not None:
+    if report is not None and summarize:
         report.summary()
     return done, attempted

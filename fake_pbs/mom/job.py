@@ -22,15 +22,15 @@ from fake_pbs import crashpoints
 from fake_pbs.model.errors import (PBSE_HOOK_REJECT, PBSE_HOOK_REJECT_DELETEJOB,
                                    PBSE_HOOK_REJECT_RERUNJOB, PBSE_HOOKERROR, PBSE_UNKSIG,
                                    PbsError)
-from fake_pbs.mom import (exitwatch, hookpoints, hookshep, launcher, ptyrelay, tasks, tm,
-                          vnodemap)
+from fake_pbs.mom import (exitwatch, hookpoints, hookshep, launcher, ptyrelay, staging, tasks,
+                          tm, vnodemap)
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.delivery import Report, append_as_owner, deliver, remove_as_owner
 from fake_pbs.mom.durable import read_json, write_json
 from fake_pbs.mom.environment import nodefile_lines
 from fake_pbs.mom.eventlog import EventLog
 from fake_pbs.mom.faults import BOTTOM_UP_GAP
-from fake_pbs.mom.launch import build_launch, is_interactive
+from fake_pbs.mom.launch import build_launch, is_interactive, sandbox_dir
 from fake_pbs.mom.layout import JobLayout
 from fake_pbs.mom.procs import (same_process_alive, session_usage, signal_session,
                                 signal_session_bottom_up)
@@ -264,6 +264,8 @@ class MomJob:
     # ---- start ---------------------------------------------------------------------------------
 
     def _start(self) -> None:
+        if not self._stage_in():
+            return
         try:
             self._setup()
             self._spawn()
@@ -416,11 +418,73 @@ class MomJob:
         with self.ctx.polls_lock:
             self.ctx.polls.started(self._started_at)  # start_exec.c: sample, next poll +10 s
 
+    # ---- file staging (fake_pbs/mom/staging.py) -----------------------------------------------
+
+    def _stage_request(self, direction: str, value: Optional[str]) -> Dict[str, Any]:
+        """A copy request for the job's stagein or stageout list: run in the owner's home, or
+        in the sandbox under ``sandbox=PRIVATE`` (req_cpyfile's chdir)."""
+        attrs = self.job.get("attrs", {})
+        home_dir = str(self.job.get("home") or "/")
+        sandbox = sandbox_dir(attrs, self.jobid, home_dir)
+        return {"direction": direction, "jobid": self.jobid, "owner": self._owner_name(),
+                "cwd": sandbox or home_dir, "sandbox": sandbox,
+                "pauses": self.ctx.pace.copy_pauses,
+                "pairs": [list(pair) for pair in staging.for_subjob(staging.stage_pairs(value),
+                                                                    self.jobid)]}
+
+    def _owner_name(self) -> str:
+        attrs = self.job.get("attrs", {})
+        return str(attrs.get("euser") or str(attrs.get("Job_Owner", "")).split("@")[0])
+
+    def _identity(self) -> Dict[str, Any]:
+        uid, gid = self._owner()
+        return {"uid": uid, "gid": gid, "user": str(self.job.get("user", ""))}
+
+    def _stage_log(self, result: Dict[str, Any], direction: str, took: float) -> None:
+        """The mom's log of a copy request: each line of the work, the bad list as req_cpyfile
+        logs it over TPP, then ``Staged N/M items in|out``."""
+        log = self.ctx.log
+        for mask, cls, name, text in result.get("log", []):
+            log.write(int(mask), str(cls), str(name), str(text))
+        bad = [str(line) for line in result.get("bad", [])]
+        if bad:
+            log.job(self.jobid, "Job files not copied:---->>>>", 0x0100)
+            for line in bad:
+                log.job(self.jobid, line, 0x0100)
+            log.job(self.jobid, "---->>>>", 0x0100)
+        seconds = int(took)
+        log.job(self.jobid, "Staged %d/%d items %s over %d:%02d:%02d"
+                % (int(result.get("done", 0)), int(result.get("total", 0)), direction,
+                   seconds // 3600, seconds // 60 % 60, seconds % 60), 0x0100)
+
+    def _stage_in(self) -> bool:
+        """The stage-in PBS's server asks for before it sends the job (req_runjob.c
+        svr_stagein): False when a file could not be copied, the run then ends here as
+        post_stagein has it (the server puts the job in W, substate 37)."""
+        value = self.job.get("attrs", {}).get("stagein")
+        if not value or self.events.has("stagedin"):
+            return True
+        self.ctx.log.job(self.jobid, "copy file request received", 0x0080)
+        began = time.monotonic()
+        result = staging.run_as_owner(self._stage_request("in", value), self._identity())
+        self._stage_log(result, "in", time.monotonic() - began)
+        if not result.get("bad"):
+            self.events.append("stagedin")
+            return True
+        if not self.events.complete:
+            self.events.append("stagein_failed", bad=list(result.get("bad", [])))
+            self.events.append("release", vnodes=[self.ctx.host], final=True)
+        try:
+            remove_job_dir(self.files)
+        finally:
+            self._refusal_cleaned.set()
+        return False
+
     # ---- refused before it was taken in -------------------------------------------------------
 
     @property
     def refused(self) -> bool:
-        return self.events.has("rejected")
+        return self.events.has("rejected") or self.events.has("stagein_failed")
 
     def _refuse(self, refused: StartRejected) -> None:
         """Answer the job send with the hook's error: the mom keeps nothing of the job (no
@@ -792,12 +856,33 @@ class MomJob:
             sleep(seconds)
 
         done, attempted = deliver(streams, launch, self.ctx.layout.undelivered,
-                                  bool(launch.get("drop_privileges")), report, pause)
+                                  bool(launch.get("drop_privileges")), report, pause,
+                                  summarize=False)
+        attrs = self.job.get("attrs", {})
+        result: Dict[str, Any] = {"done": 0, "total": 0, "bad": [], "log": []}
+        request = self._stage_request("out", attrs.get("stageout"))
+        if request["pairs"]:
+            if done < attempted:
+                # req_cpyfile: the files after a failed one are counted, not tried
+                result["total"] = len(request["pairs"])
+            else:
+                result = staging.run_as_owner(request, self._identity())
+            for mask, cls, name, text in result.get("log", []):
+                self.ctx.log.write(int(mask), str(cls), str(name), str(text))
+        report.summary(list(result.get("bad", [])))
+        done += int(result.get("done", 0))
+        attempted += int(result.get("total", 0))
         if attempted:
             took = int(time.monotonic() - began)
             self.ctx.log.job(self.jobid, "Staged %d/%d items out over %d:%02d:%02d"
                              % (done, attempted, took // 3600, took // 60 % 60, took % 60),
                              0x0100)
+        if attrs.get("stagein"):
+            # the server's delete files request for the staged-in files (req_jobobit.c
+            # STAGEDEL, after the copy; process_request.c logs its arrival)
+            self.ctx.log.job(self.jobid, "delete file request received", 0x0080)
+            staging.run_as_owner(dict(self._stage_request("in", attrs["stagein"]),
+                                      op="delete"), self._identity())
         return 1 if done == attempted else 0
 
     def _copy_pause(self, seconds: float) -> None:

@@ -76,12 +76,17 @@ def shell_argv(shell: str, script: str, text: str) -> List[str]:
     return [shell, script]
 
 
+_OCTAL_HEAD = re.compile(r"^\s*([+-]?[0-7]+)")
+
+
 def parse_umask(attrs: Mapping[str, str]) -> int:
-    value = attrs.get("umask", "")
-    try:
-        return int(value, 8) if value else DEFAULT_UMASK
-    except ValueError:
+    """The job's umask as PBS's mom takes it (start_exec.c): the stored long is printed in
+    decimal (``%ld``: ``-W umask=022`` is stored 22) and read back as octal (``%o``: 022), as
+    far as its digits are octal ones (``78`` gives 07); none (``9``) or no umask gives 077."""
+    found = _OCTAL_HEAD.match(str(attrs.get("umask", "")))
+    if found is None:
         return DEFAULT_UMASK
+    return int(found.group(1), 8) & 0o777
 
 
 SANDBOX_SUFFIX = "x8z"
@@ -136,7 +141,6 @@ def build_launch(job: Mapping[str, Any], layout: JobLayout, host: str, cluster_h
     launch = {
         "jobid": layout.jobid,
         "argv": argv,
-        "search_path": command is not None,
         "env": env,
         "cwd": sandbox or (home_dir if os.path.isdir(home_dir) else "/"),
         "sandbox": sandbox,

@@ -139,8 +139,8 @@ def _exec_child(jobdir: str, launch: Dict[str, Any], report_fd: int,
         argv: List[str] = [str(a) for a in launch["argv"]]
         env = {str(k): str(v) for k, v in launch["env"].items()}
         program = str(launch.get("progname") or argv[0])
-        if launch.get("search_path"):
-            os.execvpe(program, argv, env)
+        # A ``qsub -- cmd`` job's program is exec'd as given, not looked up on a PATH
+        # (start_exec.c: execve of the executable, relative names from the cwd)
         _exec_shell(program, argv, env)
     except BaseException as exc:  # any failure before exec goes back to the shepherd
         _fail(report_fd, "%s: %s" % (type(exc).__name__, exc))
@@ -161,10 +161,10 @@ def _spawn_child(jobdir: str, launch: Dict[str, Any], made: List[bool]) -> Optio
     this process gets them back, and the exec makes the job's saved ids its own), the sandbox
     (``made`` gets True once it exists), the working directory and the umask.  None when the
     fork path must run instead: anything failed (it fails there the same way and says so as
-    PBS does), or a command to be looked up on the job's PATH (``posix_spawnp`` would use ours).
+    PBS does).
     """
     program = str(launch.get("progname") or launch["argv"][0])
-    if not hasattr(os, "posix_spawn") or (launch.get("search_path") and "/" not in program):
+    if not hasattr(os, "posix_spawn"):
         return None
     argv = [str(a) for a in launch["argv"]]
     env = {str(k): str(v) for k, v in launch["env"].items()}
@@ -220,8 +220,9 @@ def _spawn_child(jobdir: str, launch: Dict[str, Any], made: List[bool]) -> Optio
 
 
 def _exec_shell(program: str, argv: List[str], env: Dict[str, str]) -> NoReturn:
-    """Exec the job shell; as PBS's mom, a shell that cannot be run ends the started job with
-    254 and one line on its stderr (extra j14b, j14d: ``qsub -S /no/such/shell``)."""
+    """Exec the job shell (or a ``qsub --`` job's program); as PBS's mom, one that cannot be run
+    ends the started job with 254 and one line on its stderr (extra j14b, j14d: ``qsub -S
+    /no/such/shell``; start_exec.c finish_exec prints the program execve failed on)."""
     try:
         os.execve(program, argv, env)
     except OSError as exc:
@@ -499,7 +500,7 @@ def _warm_up(jobs_dir: str, rounds: int = WARM_ROUNDS) -> None:
         os.mkdir(scratch, 0o700)
     except OSError:
         return
-    launch = {"jobid": "warm", "argv": [WARM_PROGRAM], "search_path": False,
+    launch = {"jobid": "warm", "argv": [WARM_PROGRAM],
               "env": {"PATH": "/usr/bin:/bin"}, "cwd": "/", "sandbox": None,
               "uid": os.getuid(), "gid": os.getgid(), "user": user,
               "drop_privileges": os.geteuid() == 0, "umask": 0o077,

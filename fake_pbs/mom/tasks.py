@@ -70,7 +70,7 @@ def start(jobdir: Path, jobs_dir: str, launch: Dict[str, Any], primary: bool) ->
         taskdir.mkdir(parents=True, exist_ok=False)
     env = dict(launch["env"])
     env["PBS_TASKNUM"] = "%08X" % task
-    launch = dict(launch, env=env, mom_socket="", search_path=False)
+    launch = dict(launch, env=env, mom_socket="")
     program = str(launch.get("progname") or launch["argv"][0])
     launch["progname"] = find_program(program, env.get("PATH", ""))
     write_json(taskdir / "launch.json", launch)

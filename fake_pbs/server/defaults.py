@@ -96,6 +96,20 @@ def node_attrs(host: Mapping[str, Any], now: int) -> Attrs:
     return attrs
 
 
+def created_node(name: str) -> Attrs:
+    """A node as ``create node`` makes it (node_func.c initialize_pbsnode, create_pbs_node2):
+    its Mom and mom port, pbs_version ``unavailable`` until the mom reports, down and
+    state-unknown, the resources_assigned PBS keeps per node at zero, resv_enable and
+    sharing at their defaults."""
+    return {"Mom": name, "Port": "15002", "pbs_version": "unavailable", "ntype": "PBS",
+            "state": "state-unknown,down", "resources_available.host": name,
+            "resources_available.vnode": name, "resources_assigned.accelerator_memory": "0kb",
+            "resources_assigned.hbmem": "0kb", "resources_assigned.mem": "0kb",
+            "resources_assigned.naccelerators": "0", "resources_assigned.ncpus": "0",
+            "resources_assigned.vmem": "0kb", "resv_enable": "True",
+            "sharing": "default_shared"}
+
+
 _UNITS = {"b": 1, "kb": 1024, "mb": 1024 ** 2, "gb": 1024 ** 3, "tb": 1024 ** 4, "pb": 1024 ** 5}
 
 

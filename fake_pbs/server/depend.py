@@ -6,6 +6,14 @@ When that job ends, a satisfied condition releases the hold, an unsatisfiable on
 dependent (F, substate 92, no comment, no Exit_status; log "Job deleted as result of dependency on
 job 12.vm"; accounting ``A``).  An unknown job id is accepted at submission and the job is then
 deleted ("Dependency request for job rejected by 9999.vm").
+
+``before*`` works through ``on`` (src/server/req_register.c): a job submitted with
+``-W depend=on:N`` is held (H, 22) until N jobs have registered a ``before*`` dependency on it
+and each of those has ended as the type asks; ``qsub -W depend=beforeok:A`` registers with A,
+which then shows the mirror ``afterok:B@server`` (register_dep) and one ``on`` fewer (none left:
+no ``on``), and B's end releases or deletes A as an ``afterok`` would (depend_on_term).  A
+``before*`` on a job with no ``on`` left is refused (PBSE_BADDEPEND) and the new job aborted
+(post_doq), as is one on an unknown, finished or another owner's job.
 """
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -29,8 +37,13 @@ def parse(value: str, server_name: str) -> List[Dep]:
         kind, _, rest = group.partition(":")
         if kind not in TYPES or not rest:
             raise PbsError(PBSE_BADDEPEND)
+        if kind == "on":
+            if not rest.isdigit():
+                raise PbsError(PBSE_BADDEPEND)
+            deps.append((kind, str(int(rest))))
+            continue
         if kind not in AFTER:
-            continue  # before*/on/sync*: accepted, not enforced by the fake
+            continue  # before* (registered by register), sync*/runone: not enforced
         for target in rest.split(":"):
             jobid = jobids.normalize(target.split("@")[0], server_name, any_server=True)
             if jobid is None:
@@ -42,7 +55,8 @@ def parse(value: str, server_name: str) -> List[Dep]:
 def _format(deps: List[Dep], server_name: str) -> str:
     grouped: Dict[str, List[str]] = {}
     for kind, jobid in deps:
-        grouped.setdefault(kind, []).append("%s@%s" % (jobid, server_name))
+        shown = jobid if kind == "on" else "%s@%s" % (jobid, server_name)  # on:N has a count
+        grouped.setdefault(kind, []).append(shown)
     return ",".join("%s:%s" % (kind, ":".join(ids)) for kind, ids in grouped.items())
 
 
@@ -78,6 +92,14 @@ def _owner(job: Job) -> Tuple[str, str]:
     return user, host.lower()
 
 
+def _on_count(job: Job) -> int:
+    """How many ``before*`` registrations the job's ``on:N`` still expects."""
+    for kind, rest in _parse_before(str(job.get("depend", ""))):
+        if kind == "on" and rest.isdigit():
+            return int(rest)
+    return 0
+
+
 def refuse_before(app: Any, job: Job) -> bool:
     """The registrations a ``before*`` dependency sends, refused as req_register refuses them:
     an unknown job (PBSE_UNKJOBID), a finished one (PBSE_HISTDEPEND) or another owner's job
@@ -89,7 +111,9 @@ def refuse_before(app: Any, job: Job) -> bool:
         target = app.state.jobs.get(target_id)
         if target is not None and target.get("job_state") in st.HISTORY_STATES:
             app.log.job(jobid, "%s Finished job did not satisfy dependency" % target_id)
-        elif target is None or _owner(target) != _owner(job):
+        elif target is None or _owner(target) != _owner(job) or _on_count(target) <= 0:
+            # unknown (PBSE_UNKJOBID), another owner's (PBSE_PERM), or no "on" left to
+            # register against (PBSE_BADDEPEND): post_doq logs it and aborts the new job
             app.log.job("%s@%s" % (jobid, app.server_name),
                         "Dependency request for job rejected by %s" % target_id)
         else:
@@ -114,6 +138,17 @@ def register(app: Any, job: Job, deps: List[Dep], queued_record: Callable[[], No
         queued_record()
         _delete(app, job, None)
         return
+    befores = _register_before(app, job)
+    on = [int(rest) for kind, rest in deps if kind == "on"]
+    deps = [d for d in deps if d[0] != "on"]
+    extra = befores + [("on", str(n)) for n in on if n > 0]
+    if extra:
+        job["depend"] = _format(extra, server)
+    if on and on[0] > 0:
+        # set_depend_hold: an "on" still expecting registrations holds the job
+        job["Hold_Types"] = "".join(t for t in "uosp" if t in job.get("Hold_Types", "") + "s")
+        lifecycle.set_state(job, st.HELD, st.SUB_DEPNHOLD)
+        job.pop("etime", None)
     if not deps:
         queued_record()
         return
@@ -138,7 +173,7 @@ def register(app: Any, job: Job, deps: List[Dep], queued_record: Callable[[], No
         if outcome is False:
             app.log.job(jobid, "%s Finished job did not satisfy dependency" % target_id)
             refused = True
-    _set_depend(job, kept, server)
+    _set_depend(job, kept + extra, server)
     queued_record()
     if refused:
         _delete(app, job, None)
@@ -150,8 +185,42 @@ def register(app: Any, job: Job, deps: List[Dep], queued_record: Callable[[], No
         target["depend"] = _format(existing, server)
         app.state.save_job(target_id)
     job["_deps"] = [list(d) for d in kept]
-    if not kept:
+    if not kept and not (on and on[0] > 0):
         _lift_system_hold(app, job)
+
+
+def _register_before(app: Any, job: Job) -> List[Dep]:
+    """Each ``before*:A`` of the new job registered with A (req_register.c register_dep): A
+    gets the mirror ``after*`` on this job and expects one registration fewer.  Returns the
+    job's own ``before*`` entries."""
+    jobid = job["_id"]
+    server = app.server_name
+    own: List[Dep] = []
+    for group in str(job.get("depend", "")).split(","):
+        kind, _, rest = group.partition(":")
+        if kind not in BEFORE.values():
+            continue
+        mirror = next(k for k, v in BEFORE.items() if v == kind)
+        for target_id in before_targets("%s:%s" % (kind, rest), server):
+            own.append((kind, target_id))
+            target = app.state.jobs[target_id]
+            left = _on_count(target) - 1
+            entries = [(k, i) for k, i in _parse_before(str(target.get("depend", "")))
+                       if k != "on"]
+            entries.append((mirror, jobid))
+            target_deps = [tuple(d) for d in target.get("_deps", [])] + [(mirror, jobid)]
+            target["_deps"] = [list(d) for d in target_deps]
+            shown = [(k, i) for k, i in entries] + ([("on", str(left))] if left > 0 else [])
+            target["depend"] = _format(shown, server)
+            lifecycle.touch(app, target)
+            app.state.save_job(target_id)
+    return own
+
+
+def _befores(job: Job) -> List[Dep]:
+    """The job's own ``before*`` entries, which stay in ``depend`` until it ends."""
+    return [(k, i) for k, i in _parse_before(str(job.get("depend", "")))
+            if k in BEFORE.values()]
 
 
 def _lift_system_hold(app: Any, job: Job) -> None:
@@ -212,9 +281,12 @@ def job_ended(app: Any, target: Job) -> None:
         else:
             if len(remaining) < len(deps):  # j05p: 346.vm's afternotok on the failed 342.vm
                 app.log.job(dependent_id, "Dependency on job %s released." % target["_id"])
+            on = _on_count(dependent)
             dependent["_deps"] = [list(d) for d in remaining]
-            _set_depend(dependent, [(str(k), str(i)) for k, i in remaining], app.server_name)
-            if not remaining and dependent.get("job_state") == st.HELD:
+            _set_depend(dependent, [(str(k), str(i)) for k, i in remaining] + _befores(dependent)
+                        + ([("on", str(on))] if on > 0 else []), app.server_name)
+            if not remaining and _on_count(dependent) <= 0 and \
+                    dependent.get("job_state") == st.HELD:
                 _lift_system_hold(app, dependent)
                 lifecycle.touch(app, dependent)
             app.state.save_job(dependent_id)

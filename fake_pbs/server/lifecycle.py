@@ -46,7 +46,12 @@ RESOURCES_USED_START = {
 }
 
 
+STAGEFAIL_WAIT = 1800  # server_limits.h PBS_STAGEFAIL_WAIT: retry a failed stage-in after
+
+
 def set_state(job: Job, letter: str, substate: int) -> None:
+    if letter == st.QUEUED and substate == st.SUB_QUEUED and job.get("stagein"):
+        substate = st.SUB_PRESTAGEIN  # svr_evaljobstate: queued with files to stage in
     job["job_state"] = letter
     job["substate"] = str(substate)
 
@@ -108,7 +113,8 @@ def _mark_running(app: ServerApp, job: Job, exec_vnode: str, exec_host: str,
     for private in ("_exit", "_started", "_run_seconds", "_obit", "session_id", "_exception",
                     "_signals_on_start"):
         job.pop(private, None)
-    set_state(job, st.RUNNING, st.SUB_PRERUN)
+    # svr_stagein: the mom stages in first, the job shows R with substate 15 meanwhile
+    set_state(job, st.RUNNING, st.SUB_STAGEGO if job.get("stagein") else st.SUB_PRERUN)
     touch(app, job)
     _remember_assigned(app, job)
     parent = job.get("array_id")
@@ -155,6 +161,28 @@ def run_refused(app: ServerApp, job: Job, code: int, message: str) -> None:
         _hold_failed(job)
     else:
         set_state(job, st.QUEUED, st.SUB_QUEUED)
+    touch(app, job)
+    save(app, job)
+
+
+def stage_in_failed(app: ServerApp, job: Job) -> None:
+    """req_runjob.c post_stagein: a stage-in that failed frees the job's resources and
+    exec_host/exec_vnode, sets Execution_Time to now + PBS_STAGEFAIL_WAIT (unless one is set)
+    and leaves the job W, substate 37, to be tried again then.  The run never started: its
+    run_count is not counted (svr_strtjob2 counts it after the stage-in)."""
+    release_vnodes(app, job)
+    for name in ("exec_host", "exec_vnode", "_hosts", "_sent", "jobdir", "session_id",
+                 "_hook_action", "_run_key"):
+        job.pop(name, None)
+    count = int(job.get("run_count", "1")) - 1
+    if count > 0:
+        job["run_count"] = str(count)
+    else:
+        job.pop("run_count", None)
+    job["_instance"] = secrets.token_hex(6)  # the next run's key differs from this one's
+    if not job.get("Execution_Time"):
+        job["Execution_Time"] = str(app.now() + STAGEFAIL_WAIT)
+    set_state(job, st.WAITING, st.SUB_STAGEFAIL)
     touch(app, job)
     save(app, job)
 
@@ -278,6 +306,14 @@ def apply_event(app: ServerApp, event: Dict[str, Any]) -> bool:
     if kind == "rejected":
         run_refused(app, job, int(event.get("code", 0)), str(event.get("msg", "")))
         return True
+    if kind == "stagein_failed":
+        stage_in_failed(app, job)
+        return True
+    if kind == "stagedin":
+        if job.get("substate") == str(st.SUB_STAGEGO):
+            set_state(job, st.RUNNING, st.SUB_PRERUN)  # post_stagein: on to svr_strtjob2
+            save(app, job)
+        return False
     if kind != "update" and job.get("_accepted") != job.get("run_count"):
         _accepted(app, job)  # the mom took the job in: any event but a refusal says so
     if kind == "start":

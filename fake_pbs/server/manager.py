@@ -20,6 +20,7 @@ from fake_pbs.model.errors import (PBSE_ATTRRO, PBSE_BADATVAL, PBSE_DUPLIST, PBS
                                    PbsError, detail, message_for)
 from fake_pbs.model.hooks import (CONTENT_CONFIG, CONTENT_PYTHON, Hook, hook_error,
                                   set_hook_attr, unset_hook_attr)
+from fake_pbs.server import defaults
 
 AttrDict = Dict[str, str]
 LogRecord = Tuple[int, str, str, str]  # (event type, class, object, message)
@@ -62,6 +63,8 @@ class Managed:
         # Whether a queue holds a job that is not history (all of them without job history) or
         # a node names it: then it may not be deleted (que_purge, mgr_queue_delete: 15027).
         self.queue_busy: Callable[[str], bool] = lambda name: False
+        # Whether a new node's name resolves (server/hostnames.py; the daemon's resolver)
+        self.resolves: Callable[[str], bool] = lambda name: True
         # The file an imported script is first compiled from (qmgr's temporary copy in
         # server_priv/hooks/tmp, named by the daemon): the server logs its path (m01e, m09d).
         self.import_temp = ""
@@ -257,8 +260,9 @@ def _manage_container(managed: Managed, objects: Dict[str, AttrDict], objtype: s
             raise PbsError(PBSE_QUEEXIST if objtype == "queue" else PBSE_NODEEXIST)
         fresh: AttrDict = {}
         if objtype == "node":
-            fresh = {"Mom": name, "ntype": "PBS", "state": "state-unknown,down",
-                     "resources_available.host": name, "resources_available.vnode": name}
+            if not managed.resolves(name):
+                raise PbsError(PBSE_UNKNODE)  # create_pbs_node2: the Mom's address not found
+            fresh = defaults.created_node(name)
         _manage_attrs(fresh, objtype, "set", attrs, managed)
         objects[name] = fresh
         outcome.logs.append((_LOG_ADMIN, "Node" if objtype == "node" else "Que", name,

@@ -71,7 +71,7 @@ def test_exit_code_is_reported(node1: MomRig) -> None:
 
 def test_command_job_runs_executable(node1: MomRig) -> None:
     """``qsub -- /bin/echo a b`` (b22e attributes): the executable runs directly."""
-    attrs = {"executable": "<jsdl-hpcpa:Executable>echo</jsdl-hpcpa:Executable>",
+    attrs = {"executable": "<jsdl-hpcpa:Executable>/bin/echo</jsdl-hpcpa:Executable>",
              "argument_list": "<jsdl-hpcpa:Argument>a</jsdl-hpcpa:Argument>"
                               "<jsdl-hpcpa:Argument>b c</jsdl-hpcpa:Argument>"}
     events = node1.run("node1", node1.spec("9.vm", "", attrs=attrs))

@@ -9,8 +9,8 @@ nothing of them reaches the user: OpenPBS's mom creates only its fixed spool nam
 opens every other path as the owner (start_exec.c ``open_std_file``), copies output as the
 owner (stage_func.c ``sys_copy``) and removes the sandbox as the owner (``rmjobdir``).
 
-Stage-in and stage-out lists (``-W stagein``/``stageout``) are not acted on by the fake's mom,
-so they are not exercised here.
+Stage-in and stage-out lists (``-W stagein``/``stageout``) are attacked in
+tests/staging/test_staging_identity.py.
 """
 import hashlib
 import os

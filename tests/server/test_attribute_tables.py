@@ -47,7 +47,7 @@ def test_submit_accepts_what_qsub_sends() -> None:
             "block": "true", "array_indices_submitted": "1-3", "max_run_subjobs": "2",
             "executable": "x", "argument_list": "y", "umask": "022", "run_count": "2"}
     out = ja.check_submit(sent, ja.USER)
-    assert out["Rerunable"] == "True" and out["block"] == "True" and out["umask"] == "022"
+    assert out["Rerunable"] == "True" and out["block"] == "True" and out["umask"] == "22"
 
 
 def test_manager_may_set_comment() -> None:

@@ -383,6 +383,8 @@ def _apply_changes(ctx: Context, job: Job, changes: Dict[str, str]) -> None:
     if "Execution_Time" in changes and job.get("job_state") == st.QUEUED and \
             int(changes["Execution_Time"]) > app.now():
         lifecycle.set_state(job, st.WAITING, st.SUB_WAITING)
+    elif "stagein" in changes and job.get("job_state") == st.QUEUED:
+        lifecycle.set_state(job, st.QUEUED, st.SUB_QUEUED)  # svr_evaljobstate: substate 11
     lifecycle.touch(app, job)
     lifecycle.save(app, job)
     # A qalter starts no scheduling cycle; a job that became queued does (svr_setjobstate:

@@ -7,7 +7,7 @@ from typing import Any, Dict
 
 from fake_pbs.model import states as st
 from fake_pbs.model.attrs import is_true
-from fake_pbs.server import hookfiles
+from fake_pbs.server import hookfiles, hostnames
 from fake_pbs.server.handlers.registry import Context, handler
 from fake_pbs.server import hookpoints
 from fake_pbs.server.hookpoints import hooks_of
@@ -27,6 +27,8 @@ def _managed_view(app: Any) -> Managed:
                            hookfiles.import_temp_name(os.getpid()))
     view.resource_in_use = lambda name: _held_by_a_job(state, name)
     view.queue_busy = lambda name: _queue_busy(state, name)
+    fake_hosts = [str(host["name"]) for host in app.config.get("hosts", [])]
+    view.resolves = lambda name: hostnames.resolves(name, fake_hosts)
     return view
 
 
