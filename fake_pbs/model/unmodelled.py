@@ -43,6 +43,7 @@ REFUSED: Dict[str, Dict[str, FrozenSet[str]]] = {
         "sched_preempt_enforce_resumption": _FALSE, "job_sort_formula": _NONE,
     },
     "job": {"Remove_Files": _NONE, "create_resv_from_job": _FALSE_SENT,
+            "release_nodes_on_stageout": _FALSE_SENT,
             "tolerate_node_failures": frozenset(("none",))},
     "resource": {
         "cput": _NONE, "pcput": _NONE, "file": _NONE, "pmem": _NONE, "vmem": _NONE,
@@ -79,14 +80,29 @@ def check(objtype: str, name: str, value: str) -> None:
         raise error
 
 
+#: dependency types PBS acts on (req_register.c: sync-start, run one of) that the fake does
+#: not: a ``depend`` naming one is refused
+DEPEND_REFUSED = frozenset(("synccount", "syncwith", "runone"))
+
+
+def _check_depend(value: str) -> None:
+    for item in value.split(","):
+        kind = item.split(":", 1)[0].strip()
+        if kind in DEPEND_REFUSED:
+            raise PbsError(PBSE_NOSUP, _WHY % (message_for(PBSE_NOSUP), "depend=" + kind))
+
+
 def check_request(name: str, value: str) -> None:
     """A job attribute as a client sends it: ``Resource_List.<resource>`` asks the resource row,
-    any other name the job row.  An empty value (qalter's unset) is always taken."""
+    any other name the job row (and ``depend`` its types).  An empty value (qalter's unset) is
+    always taken."""
     if value == "":
         return
     base, _, resource = name.partition(".")
     if base == "Resource_List" and resource:
         check("resource", resource, value)
+    elif base == "depend":
+        _check_depend(value)
     else:
         check("job", base, value)
 

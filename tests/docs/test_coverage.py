@@ -168,14 +168,18 @@ def test_qmgr_refuses_what_the_fake_would_ignore(objtype: str, name: str, attr: 
                                              ("Resource_List.pvmem", "1gb"),
                                              ("Remove_Files", "oe"),
                                              ("create_resv_from_job", "true"),
-                                             ("tolerate_node_failures", "job_start")])
+                                             ("tolerate_node_failures", "job_start"),
+                                             ("depend", "afterok:1.vm,syncwith:2.vm"),
+                                             ("depend", "synccount:2"),
+                                             ("depend", "runone:3.vm")])
 def test_job_requests_refuse_what_the_mom_would_ignore(attr: str, value: str) -> None:
     """qsub/qalter attributes PBS acts on and the fake does not: 15029 at the server."""
     with pytest.raises(PbsError) as err:
         valuecheck.check({attr: value})
     assert err.value.code == 15029
     valuecheck.check({"Resource_List.walltime": "00:10:00", "Remove_Files": "",
-                      "create_resv_from_job": "FALSE", "tolerate_node_failures": "none"})
+                      "create_resv_from_job": "FALSE", "tolerate_node_failures": "none",
+                      "depend": "afterok:1.vm:2.vm,before:3.vm"})
 
 
 def test_hook_fail_action_is_flagged_in_the_server_log() -> None:

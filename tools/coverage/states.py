@@ -3,13 +3,13 @@
 Hand-maintained: a row says ``behaves`` only where a test would fail if the behaviour went away,
 ``stored only`` with the reason that is PBS's own behaviour here, and ``not modelled`` where the
 fake refuses what PBS would act on (``fake_pbs/model/unmodelled.py``; docs/differences.md lists
-it).  ``in_progress(area)`` marks what another helper is implementing now.
+it).  ``rows.in_progress(area)`` marks what another helper is implementing (none now).
 ``tests/docs/test_coverage.py`` checks the rows against the vendored PBS list
 (``pbs_attributes.tsv``) and the fake's own tables.
 """
 from typing import Dict
 
-from tools.coverage.rows import Row, behaves, in_progress, missing, stored
+from tools.coverage.rows import Row, behaves, missing, stored
 
 # Reasons shared by many rows.
 PBS_STORES = "PBS itself only stores it: OpenPBS 23.06 reads it nowhere"
@@ -31,7 +31,7 @@ SCHED_DIFF = "the fake's scheduler has no such behaviour; refused (docs/differen
 ENFORCE = ("a limit PBS's mom enforces on the job's processes; the fake's mom does not, so a "
            "request for it is refused (docs/differences.md)")
 
-STAGING = "staging"
+T_STAGE = "tests/staging/test_staging_cluster.py::"
 NO_RECONFIRM = ("PBS reads it only to reconfirm a degraded reservation; the fake never "
                 "degrades one (docs/differences.md, Reservations)")
 
@@ -470,8 +470,13 @@ JOB: Dict[str, Row] = {
                           "checkpointable job)", "tests/sched/test_preempt.py::"
                                                  "test_usable_methods"),
     "ctime": behaves("server/req_quejob.c:req_quejob", T_DEFAULTS),
-    "depend": behaves("server/req_register.c:depend_on_que, depend_on_term",
-                      "tests/server/test_jobs_e2e.py::test_dependency_afterok"),
+    "depend": behaves("server/req_register.c:depend_on_que, depend_on_term, register_dep "
+                      "(after*, before*, on); synccount/syncwith/runone refused "
+                      "(docs/differences.md)",
+                      "tests/server/test_jobs_e2e.py::test_dependency_afterok",
+                      "tests/server/test_depend_before.py::"
+                      "test_before_releases_or_deletes_the_on_job",
+                      "tests/server/test_depend_before.py::test_on_counts_registrations"),
     "Error_Path": behaves("resmom/mom_main.c / start_exec.c:std_file_name",
                           "tests/mom/test_exec.py::test_join_oe_and_output_directory"),
     "exec_host": behaves("server/req_runjob.c:svr_startjob (exec_host from exec_vnode)",
@@ -537,8 +542,19 @@ JOB: Dict[str, Row] = {
     "jobdir": behaves("resmom/start_exec.c (jobdir)",
                       "tests/server/test_sandbox_jobdir.py::"
                       "test_start_event_sets_the_sandbox_jobdir"),
-    "stagein": in_progress(STAGING),
-    "stageout": in_progress(STAGING),
+    "stagein": behaves("server/req_runjob.c:svr_stagein; resmom/requests.c:req_cpyfile; "
+                       "stage_func.c:stage_file, sys_copy ($usecp: every host is this one)",
+                       T_STAGE + "test_stage_in_then_out_and_the_staged_in_file_goes",
+                       T_STAGE + "test_queued_job_with_stagein_is_substate_11",
+                       T_STAGE + "test_failed_stage_in_leaves_the_job_waiting",
+                       "tests/staging/test_stage_lists.py::"
+                       "test_failed_stage_in_is_tried_four_times_and_undoes_earlier_files"),
+    "stageout": behaves("server/req_jobobit.c:on_job_exit; resmom/requests.c:req_cpyfile; "
+                        "stage_func.c:stage_file, sys_copy ($usecp: every host is this one)",
+                        T_STAGE + "test_stage_in_then_out_and_the_staged_in_file_goes",
+                        T_STAGE + "test_failed_stage_out_keeps_the_job_and_sets_stageout_"
+                        "status_0", "tests/staging/test_stage_lists.py::"
+                        "test_stage_out_wildcard_skips_dot_files_and_removes_what_it_copied"),
     "substate": behaves("server/svr_jobfunc.c:svr_setjobstate", T_FINISHED),
     "User_List": behaves("server/geteusernam.c:determine_euser",
                          "tests/security/test_identity.py::test_qalter_checks_the_same_rules"),
@@ -571,8 +587,11 @@ JOB: Dict[str, Row] = {
                           "test_job_runs_in_its_reservation"),
     "last_context_refresh": stored(INTERNAL),
     "gridname": stored(PBS_STORES),
-    "umask": in_progress(STAGING, "-W umask as PBS stores and prints it: in progress by "
-                         "staging"),
+    "umask": behaves("resmom/start_exec.c:finish_exec (the long read back as octal); "
+                     "lib/Libattr/attr_fn_l.c:decode_l (stored decimal)",
+                     "tests/mom/test_umask.py::test_umask_is_stored_decimal_and_applied",
+                     "tests/mom/test_umask.py::"
+                     "test_every_octal_umask_round_trips_through_its_decimal_text"),
     "block": behaves("cmds/qsub.c (block); server/req_jobobit.c (reply at the obit)",
                      "tests/cli/test_qsub.py::test_block_waits_for_the_exit_status"),
     "cred": missing("a Kerberos credential qsub sends in a Kerberos build; " + UNKNOWN_HERE),
@@ -620,7 +639,8 @@ JOB: Dict[str, Row] = {
     "topjob_ineligible": stored(NO_TOPJOB),
     "resources_released": stored(INTERNAL + " (resources released on suspension)"),
     "resource_released_list": stored(INTERNAL + " (resources released on suspension)"),
-    "release_nodes_on_stageout": in_progress(STAGING),
+    "release_nodes_on_stageout": missing("sister vnodes released before the stage-out "
+                                         "(req_jobobit.c); refused when set true"),
     "tolerate_node_failures": missing("a job that goes on when sister hosts fail (with "
                                       "execjob_prologue/launch hooks releasing nodes); the "
                                       "fake refuses values other than none"),
