@@ -108,8 +108,8 @@ def build_launch(job: Mapping[str, Any], layout: JobLayout, host: str, cluster_h
     home_dir = str(job.get("home") or "/")
     shell = choose_shell(attrs, host, login_shell_of(user))
     env = siteenv.load(Path(cluster_home))
-    env.update(siteenv.per_job(str(layout.nodefile)))
-    env.update(siteenv.per_host(str(layout.tmpdir)))
+    env.update(siteenv.per_job(str(layout.nodefile), env))
+    env.update(siteenv.per_host(str(layout.tmpdir), env))
     env.update(job_environment(job, shell, str(layout.nodefile), str(layout.tmpdir),
                                secrets.token_hex(16).upper(), home_dir, cluster_home))
     env.update(hostnames.job_variables(Path(cluster_home), host, int(job.get("uid", os.getuid())),

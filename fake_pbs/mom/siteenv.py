@@ -7,15 +7,16 @@ gets them (before the variables PBS sets, which win).  ``fake-pbs start`` writes
 MPI and Open MPI built without PBS support (docs/multinode.md).  A root mom reads it only
 when it is root's and writable by no one else.
 
-Some settings depend on the host or the job, and a site file cannot say them: the mom adds
-them (:func:`per_host`, :func:`per_job`): Open MPI's session directories go under the job's
-TMPDIR (removed with the job), and Open MPI, built here without PBS support, reads the
-job's hosts from PBS_NODEFILE.
+Some settings depend on the host or the job, and a site file cannot say them: where the site
+file configures Open MPI (names an ``OMPI_MCA_`` or ``PRTE_MCA_`` variable), the mom adds them
+(:func:`per_host`, :func:`per_job`): Open MPI's session directories go under the job's TMPDIR
+(removed with the job), and Open MPI, built here without PBS support, reads the job's hosts
+from PBS_NODEFILE.  A site file without them (a stock PBS install's) gets none.
 """
 import os
 import stat
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Mapping
 
 from fake_pbs import paths
 
@@ -75,13 +76,25 @@ def load(home: Path) -> Dict[str, str]:
     return env
 
 
-def per_host(tmpdir: str) -> Dict[str, str]:
-    """Open MPI's session directory in this host's TMPDIR."""
-    if not tmpdir:
+_OPEN_MPI_PREFIXES = ("OMPI_MCA_", "PRTE_MCA_")
+
+
+def configures_open_mpi(env: Mapping[str, str]) -> bool:
+    """Whether ``env`` (the site file's variables, or an environment built on them) sets Open
+    MPI up."""
+    return any(name.startswith(_OPEN_MPI_PREFIXES) for name in env)
+
+
+def per_host(tmpdir: str, env: Mapping[str, str]) -> Dict[str, str]:
+    """Open MPI's session directory in this host's TMPDIR, where ``env`` sets Open MPI up."""
+    if not tmpdir or not configures_open_mpi(env):
         return {}
     return {"OMPI_MCA_orte_tmpdir_base": tmpdir, "PRTE_MCA_prte_tmpdir_base": tmpdir}
 
 
-def per_job(nodefile: str) -> Dict[str, str]:
-    """Open MPI without PBS support finds the job's hosts in its default host file."""
+def per_job(nodefile: str, env: Mapping[str, str]) -> Dict[str, str]:
+    """Open MPI without PBS support finds the job's hosts in its default host file, where
+    ``env`` sets Open MPI up."""
+    if not configures_open_mpi(env):
+        return {}
     return {"OMPI_MCA_orte_default_hostfile": nodefile}

@@ -70,7 +70,7 @@ def task_environment(job: Mapping[str, Any], shell_env: Mapping[str, str], noden
     env["TMPDIR"] = tmpdir
     env["PBS_JOBDIR"] = shell_env.get("PBS_JOBDIR", shell_env.get("HOME", "/"))
     env["FAKE_PBS_HOME"] = cluster_home
-    env.update(siteenv.per_host(tmpdir))
+    env.update(siteenv.per_host(tmpdir, env))
     return env
 
 
@@ -144,7 +144,8 @@ class TaskManager:
                                                           task_launch["env"]))
         if host == self.ctx.host:
             task_launch["env"]["TMPDIR"] = shell_env.get("TMPDIR", "")
-            task_launch["env"].update(siteenv.per_host(shell_env.get("TMPDIR", "")))
+            here_env = task_launch["env"]
+            here_env.update(siteenv.per_host(shell_env.get("TMPDIR", ""), here_env))
             started = self.start_here(jobid, task_launch, primary=True)
         else:
             tasks.note_sister(jobdir, host)
@@ -163,7 +164,7 @@ class TaskManager:
             tmpdir = str(layout.tmpdir)
             self._make_tmpdir(tmpdir, int(launch["uid"]), int(launch["gid"]))
             launch["env"]["TMPDIR"] = tmpdir
-            launch["env"].update(siteenv.per_host(tmpdir))
+            launch["env"].update(siteenv.per_host(tmpdir, launch["env"]))
         # PBS's start_process runs execjob_launch for a TM task too (start_exec.c): a reject
         # fails the spawn; progname, argv and env may be changed.
         argv = [str(a) for a in launch["argv"]]

@@ -48,6 +48,8 @@ FAKE_BIN = paths.bin_dir()  # a public copy when the checkout is closed (tests/p
 GOLDEN_USERS = ("pbsuser", "pbsuser2")
 # The capture's one node: 2 cpus and that machine's memory (e01: resources_available.mem).
 CAPTURE_HOST = "vm:ncpus=2:mem=24684084kb"
+STOCK_PBS_ENVIRONMENT = "# the capture host's: no MPI launcher settings\n"
+
 # Created users carry this file in their home: only their homes are ever cleaned.
 USER_MARKER = ".fake_pbs_fidelity_user"
 GOLDEN_PATH_TAIL = ":/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -224,6 +226,9 @@ class FidelityEnv:
         (self.home / "cluster.json").write_text(
             json.dumps({"first_job_seq": self.first_job_seq,
                         "site_resources": []}))
+        # The capture host's pbs_environment was a stock install's: no MPI launcher settings,
+        # which jobs' environment dumps would show (extra j09c, n02m grep for ^OMP)
+        (self.home / "pbs_environment").write_text(STOCK_PBS_ENVIRONMENT)
         done = subprocess.run(
             [sys.executable, str(FAKE_BIN / "fake-pbs"), "start", "--server-name",
              self.server_name, "--host", CAPTURE_HOST, "--pace", "pbs"],
