@@ -40,8 +40,7 @@ REFUSED: Dict[str, Dict[str, FrozenSet[str]]] = {
     },
     "job": {"Remove_Files": _NONE},
     "resource": {
-        "cput": _NONE, "pcput": _NONE, "file": _NONE, "pmem": _NONE, "vmem": _NONE,
-        "pvmem": _NONE, "nice": _NONE, "min_walltime": _NONE, "max_walltime": _NONE,
+        "min_walltime": _NONE, "max_walltime": _NONE,
         "partition": _NONE, "aoe": _NONE, "preempt_targets": _NONE,
     },
 }

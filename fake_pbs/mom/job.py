@@ -692,8 +692,8 @@ class MomJob:
 
     def _check_polled_limits(self) -> None:
         """cput and vmem, polled with the walltime (mom_main.c mom_over_limit; limits.py)."""
-        attrs = self.job.get("attrs", {})
-        if not limits.polled(attrs) or self._kill_record() is not None:
+        attrs, exec_vnode = self.job.get("attrs", {}), str(self.job.get("exec_vnode") or "")
+        if not limits.polled(attrs, exec_vnode) or self._kill_record() is not None:
             return
         if self.ctx.pace.mom_poll:  # pace pbs: at the mom's resource polls only
             with self.ctx.polls_lock:
@@ -704,8 +704,8 @@ class MomJob:
         sid = self._session()
         sample = session_usage(sid) if sid > 0 else {}
         self._peak_cput = max(self._peak_cput, int(sample.get("cput", 0)))  # cput_sum's max
-        over = limits.over_limit(attrs, str(self.job.get("exec_vnode") or ""), self.ctx.host,
-                                 True, dict(sample, cput=self._peak_cput))
+        over = limits.over_limit(attrs, exec_vnode, self.ctx.host, True,
+                                 dict(sample, cput=self._peak_cput))
         if over is not None:
             self._kill_over_limit(self._shepherd_record() or {}, *over)
 

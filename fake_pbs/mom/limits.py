@@ -9,7 +9,7 @@ with ``=>> PBS: job killed: <reason>`` on its stderr and the reason's Exit_statu
 ``mem`` is polled only with the mom's ``$enforce mem``, which the fake has no config for: as
 PBS's default, it is not.
 """
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Dict, Mapping, Optional, Tuple
 
 from fake_pbs.model.nodes import parse_exec_vnode
 from fake_pbs.model.select import parse_size
@@ -83,6 +83,6 @@ def over_limit(attrs: Mapping[str, str], exec_vnode: str, host: str, primary: bo
     return None
 
 
-def polled(attrs: Mapping[str, str]) -> List[str]:
-    """The polled limits (besides walltime) the job asks for."""
-    return [name for name in ("cput", "vmem") if attrs.get(_PREFIX + name)]
+def polled(attrs: Mapping[str, str], exec_vnode: str) -> bool:
+    """Whether the job has a polled limit besides walltime: cput, or vmem on some host."""
+    return bool(attrs.get(_PREFIX + "cput")) or "vmem=" in exec_vnode

@@ -36,7 +36,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Dict, List, NoReturn, Optional
 
-_HANDLED = (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGQUIT)
+# Python ignores SIGPIPE and SIGXFSZ: the job gets them back as PBS's does (SIGXFSZ ends a
+# write past its ``file`` limit).
+_HANDLED = (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGQUIT,
+            signal.SIGXFSZ)
 
 
 def exit_status(wait_status: int) -> int:
