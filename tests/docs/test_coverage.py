@@ -161,8 +161,8 @@ def test_qmgr_refuses_what_the_fake_would_ignore(objtype: str, name: str, attr: 
         _set(managed, objtype, name, attr, str(default))
 
 
-@pytest.mark.parametrize(("attr", "value"), [("Resource_List.cput", "00:10:00"),
-                                             ("Resource_List.pvmem", "1gb"),
+@pytest.mark.parametrize(("attr", "value"), [("Resource_List.min_walltime", "00:10:00"),
+                                             ("Resource_List.aoe", "rhel"),
                                              ("Remove_Files", "oe")])
 def test_job_requests_refuse_what_the_mom_would_ignore(attr: str, value: str) -> None:
     """qsub/qalter attributes PBS acts on and the fake does not: 15029 at the server."""
@@ -170,6 +170,8 @@ def test_job_requests_refuse_what_the_mom_would_ignore(attr: str, value: str) ->
         valuecheck.check({attr: value})
     assert err.value.code == 15029
     valuecheck.check({"Resource_List.walltime": "00:10:00", "Remove_Files": ""})
+    # the limits the mom sets on the job's processes are taken (tests/mom/test_resource_limits)
+    valuecheck.check({"Resource_List.cput": "00:10:00", "Resource_List.pvmem": "1gb"})
 
 
 def test_hook_fail_action_is_flagged_in_the_server_log() -> None:
