@@ -64,7 +64,9 @@ def test_cput_over_the_job_total_kills_the_job(node1: MomRig) -> None:
 def test_vmem_over_the_host_share_kills_the_job(node1: MomRig) -> None:
     """mom_main.c mom_over_limit: the job's live virtual memory on the host over its vmem
     there (each process stays under RLIMIT_AS): ``vmem Nkb exceeded limit 307200kb``,
-    Exit_status JOB_EXEC_KILL_VMEM (-26)."""
+    Exit_status JOB_EXEC_KILL_VMEM (-26).  The share is the one exec_vnode gives, which PBS's
+    scheduler writes only with vmem on sched_config's resources: line (node_info.cpp
+    parse_selspec drops the others)."""
     hold = "python3 -c 'import mmap, time; m = mmap.mmap(-1, 150 << 20); time.sleep(60)'"
     script = "for i in 1 2 3; do %s & done\nwait\n" % hold
     job = node1.spec("5.vm", script, exec_vnode="(node1:ncpus=1:vmem=300mb)", kill_delay=2)

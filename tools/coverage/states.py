@@ -566,7 +566,8 @@ RESOURCE: Dict[str, Row] = {
     "energy": stored("a usage power hooks report; " + NO_POWER),
     "file": behaves(SETLIM % "RLIMIT_FSIZE", T_LIMITS + "test_file_limit_stops_a_bigger_write"),
     "pmem": behaves(SETLIM % "RLIMIT_RSS", T_SETLIM),
-    "vmem": behaves(SETLIM % "RLIMIT_AS; polled in resmom/mom_main.c:mom_over_limit",
+    "vmem": behaves(SETLIM % "RLIMIT_AS; polled in resmom/mom_main.c:mom_over_limit; both only "
+                    "when exec_vnode carries it: vmem on sched_config's resources: line",
                     T_LIMITS + "test_vmem_over_the_host_share_kills_the_job"),
     "pvmem": behaves(SETLIM % "RLIMIT_AS", T_SETLIM),
     "nice": behaves(SETLIM % "nice", T_SETLIM),
