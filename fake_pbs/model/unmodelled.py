@@ -46,8 +46,7 @@ REFUSED: Dict[str, Dict[str, FrozenSet[str]]] = {
             "release_nodes_on_stageout": _FALSE_SENT,
             "tolerate_node_failures": frozenset(("none",))},
     "resource": {
-        "cput": _NONE, "pcput": _NONE, "file": _NONE, "pmem": _NONE, "vmem": _NONE,
-        "pvmem": _NONE, "nice": _NONE, "min_walltime": _NONE, "max_walltime": _NONE,
+        "min_walltime": _NONE, "max_walltime": _NONE,
         "partition": _NONE, "aoe": _NONE, "preempt_targets": _NONE,
     },
 }

@@ -22,8 +22,8 @@ from fake_pbs import crashpoints
 from fake_pbs.model.errors import (PBSE_HOOK_REJECT, PBSE_HOOK_REJECT_DELETEJOB,
                                    PBSE_HOOK_REJECT_RERUNJOB, PBSE_HOOKERROR, PBSE_UNKSIG,
                                    PbsError)
-from fake_pbs.mom import (exitwatch, hookpoints, hookshep, launcher, ptyrelay, staging, tasks,
-                          tm, vnodemap)
+from fake_pbs.mom import (exitwatch, hookpoints, hookshep, launcher, limits, ptyrelay,
+                          staging, tasks, tm, vnodemap)
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.delivery import Report, append_as_owner, deliver, remove_as_owner
 from fake_pbs.mom.durable import read_json, write_json
@@ -34,6 +34,7 @@ from fake_pbs.mom.launch import build_launch, is_interactive, sandbox_dir
 from fake_pbs.mom.layout import JobLayout
 from fake_pbs.mom.procs import (same_process_alive, session_usage, signal_session,
                                 signal_session_bottom_up)
+from fake_pbs.mom.rlimits import SETLIM_FAILED
 from fake_pbs.mom.signals import (ADMIN_RESUME, ADMIN_SUSPEND, RESUME, SUSPEND, TERMJOB,
                                   signal_number)
 from fake_pbs.mom.sisters import JOB_EXEC_RETRY, join_all, join_failure_code, sister_request
@@ -70,7 +71,7 @@ def remove_job_dir(files: JobLayout) -> None:
 
 # Kills after which pace pbs leaves the task open until a resource poll or kill_delay's SIGKILL
 # (the shell is reaped, a child may still be listed: mom_start.c, fake_pbs/pace.py).
-_ORPHANING_KILLS = (TERMJOB, "walltime")
+_ORPHANING_KILLS = (TERMJOB, "walltime") + tuple(limits.KILL_STATUS)
 
 # The threads that run jobs (one job each at a time), reused from one job to the next.
 _WORKERS = Workers("job")
@@ -142,6 +143,8 @@ class MomJob:
         self._kill_sent = False
         self._reaped_logged = False  # "task 00000001 terminated" logged while orphaned
         self._walltime_polled = 0.0  # the last resource poll that checked the walltime
+        self._peak_cput = 0  # the most CPU seconds a poll saw the job's session use
+        self._limits_polled = 0.0  # pace pbs: the last resource poll that checked cput, vmem
         self._started_at: Optional[float] = None  # pace pbs: the mom's clock at the start
         self._polled = 0.0  # pace pbs: the last resource poll that sent this job's usage
         self._suspended = False  # a suspended job is not sampled (substate 43, not 42)
@@ -397,6 +400,8 @@ class MomJob:
         record = self._shepherd_record()
         if report == launcher.UNCERTAIN and record is not None:
             report = "ok %d" % int(record["pid"])  # it did start before the launcher failed
+        if report.startswith("err " + SETLIM_FAILED):  # mom_set_limits failed: no retry
+            raise StartFailure(JOB_EXEC_FAIL2, report[4:])
         if not report.startswith("ok ") or record is None:
             raise StartFailure(JOB_EXEC_RETRY, "job shell did not start: %s" % report[4:])
         self._announce_start(record)
@@ -567,6 +572,7 @@ class MomJob:
                 return
             self._poll_update()
             self._check_walltime(shepherd, limit)
+            self._check_polled_limits()
             self._escalate(shepherd)
             self.wake.wait(self._exit_wait(shepherd))
             self.wake.clear()
@@ -681,15 +687,39 @@ class MomJob:
             used = int(now) - int(start)
         if used <= limit:
             return
-        self.ctx.log.job(self.jobid, "walltime %d exceeded limit %d" % (used, limit))
+        self._kill_over_limit(shepherd, "walltime",
+                              "walltime %d exceeded limit %d" % (used, limit))
+
+    def _check_polled_limits(self) -> None:
+        """cput and vmem, polled with the walltime (mom_main.c mom_over_limit; limits.py)."""
+        attrs, exec_vnode = self.job.get("attrs", {}), str(self.job.get("exec_vnode") or "")
+        if not limits.polled(attrs, exec_vnode) or self._kill_record() is not None:
+            return
+        if self.ctx.pace.mom_poll:  # pace pbs: at the mom's resource polls only
+            with self.ctx.polls_lock:
+                polled = self.ctx.polls.last_poll(self.ctx.clock())
+            if polled <= self._limits_polled:
+                return
+            self._limits_polled = polled
+        sid = self._session()
+        sample = session_usage(sid) if sid > 0 else {}
+        self._peak_cput = max(self._peak_cput, int(sample.get("cput", 0)))  # cput_sum's max
+        over = limits.over_limit(attrs, exec_vnode, self.ctx.host, True,
+                                 dict(sample, cput=self._peak_cput))
+        if over is not None:
+            self._kill_over_limit(self._shepherd_record() or {}, *over)
+
+    def _kill_over_limit(self, shepherd: Dict[str, Any], reason: str, text: str) -> None:
+        """mom_main.c: log the reason, tell the job on its stderr, kill it."""
+        self.ctx.log.job(self.jobid, text)
         launch = self._launch_record() or {}
-        message = b"=>> PBS: job killed: walltime %d exceeded limit %d\n" % (used, limit)
+        message = b"=>> PBS: job killed: %s\n" % text.encode()
         if shepherd.get("pty"):  # an interactive job: its stderr is its terminal (I10)
             ptyrelay.write_terminal(str(shepherd["pty"]), message)
         else:
             stderr = str(launch.get("stderr", self.files.stderr_spool))
             append_as_owner(stderr, self.files.spools, launch, message)
-        self.request_kill("walltime")
+        self.request_kill(reason)
 
     def request_kill(self, reason: str) -> None:
         """Record why the job is killed, then SIGTERM it; SIGKILL follows after kill_delay."""
@@ -775,6 +805,8 @@ class MomJob:
         kill = self._kill_record()
         if kill is not None and kill.get("reason") == "walltime":
             status = JOB_EXEC_KILL_WALLTIME
+        elif kill is not None and kill.get("reason") in limits.KILL_STATUS:
+            status = limits.KILL_STATUS[str(kill["reason"])]
         if not self.events.has("finish"):
             self._crash_point("exit-recorded")
             self._finish(record, status)

@@ -17,6 +17,7 @@ from fake_pbs.model.attrs import is_true
 from fake_pbs.mom import hostnames, siteenv
 from fake_pbs.mom.environment import job_environment
 from fake_pbs.mom.layout import JobLayout
+from fake_pbs.mom.limits import process_limits
 from fake_pbs.mom.streams import job_streams
 
 DEFAULT_SHELL = "/bin/bash"
@@ -152,6 +153,7 @@ def build_launch(job: Mapping[str, Any], layout: JobLayout, host: str, cluster_h
         "stdout": streams["o"].write_to,
         "stderr": streams["e"].write_to,
         "mom_socket": mom_socket,
+        "limits": process_limits(attrs, str(job.get("exec_vnode") or ""), host),
     }
     launch.update(extra)
     return launch

@@ -78,7 +78,8 @@ def session_members(sid: int) -> List[int]:
 
 def session_usage(sid: int) -> "Dict[str, int]":
     """What a resource poll samples of session ``sid``'s live processes (mom_mach.c
-    mom_set_use): cpu seconds (user + system), resident and virtual memory in kB."""
+    mom_set_use): cpu seconds (user + system, with the waited-for children's: cput_sum),
+    resident and virtual memory in kB."""
     tick = float(os.sysconf("SC_CLK_TCK"))
     page_kb = os.sysconf("SC_PAGE_SIZE") // 1024
     ticks = rss = vsize = 0
@@ -90,7 +91,7 @@ def session_usage(sid: int) -> "Dict[str, int]":
             continue  # it ended since the scan
         fields = stat[stat.rfind(b")") + 2:].split()
         try:
-            ticks += int(fields[11]) + int(fields[12])
+            ticks += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
             vsize += int(fields[20])
             rss += int(fields[21])
         except (IndexError, ValueError):

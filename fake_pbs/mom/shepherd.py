@@ -25,6 +25,7 @@ import time
 
 from fake_pbs import verified_connect
 from fake_pbs.jsonwire import dumps
+from fake_pbs.mom import rlimits
 from fake_pbs.mom.durable import read_json, write_atomic
 from fake_pbs.mom.procs import start_ticks
 from fake_pbs.mom.spoolnames import is_spool, spool_paths
@@ -35,7 +36,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable, Dict, List, NoReturn, Optional
 
-_HANDLED = (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGQUIT)
+# Python ignores SIGPIPE and SIGXFSZ: the job gets them back as PBS's does (SIGXFSZ ends a
+# write past its ``file`` limit).
+_HANDLED = (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGPIPE, signal.SIGQUIT,
+            signal.SIGXFSZ)
 
 
 def exit_status(wait_status: int) -> int:
@@ -109,6 +113,8 @@ def _exec_child(jobdir: str, launch: Dict[str, Any], report_fd: int,
             os.setsid()
         for signum in _HANDLED:
             signal.signal(signum, signal.SIG_DFL)
+        # mom_set_limits: in the child, still root, before the owner's identity is taken
+        refused = rlimits.apply(launch["limits"]) if launch.get("limits") else None
         if launch["drop_privileges"]:
             _drop_privileges(launch)
         umask = int(launch["umask"])
@@ -136,6 +142,9 @@ def _exec_child(jobdir: str, launch: Dict[str, Any], report_fd: int,
         os.dup2(in_fd, 0)
         os.dup2(out_fd, 1)
         os.dup2(err_fd, 2)
+        if refused:  # start_exec.c: the line on the job's stderr, then JOB_EXEC_FAIL2
+            os.write(2, refused.encode())
+            _fail(report_fd, refused.strip())
         argv: List[str] = [str(a) for a in launch["argv"]]
         env = {str(k): str(v) for k, v in launch["env"].items()}
         program = str(launch.get("progname") or argv[0])
@@ -165,6 +174,8 @@ def _spawn_child(jobdir: str, launch: Dict[str, Any], made: List[bool]) -> Optio
     """
     program = str(launch.get("progname") or launch["argv"][0])
     if not hasattr(os, "posix_spawn"):
+        return None
+    if launch.get("limits"):  # set in the child before its exec: the fork path
         return None
     argv = [str(a) for a in launch["argv"]]
     env = {str(k): str(v) for k, v in launch["env"].items()}

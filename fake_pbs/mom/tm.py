@@ -21,6 +21,7 @@ from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.durable import read_json
 from fake_pbs.mom.environment import nodefile_lines, parse_variable_list
 from fake_pbs.mom.layout import HostLayout
+from fake_pbs.mom.limits import process_limits
 from fake_pbs.mom.sisters import sister_request
 
 # The task environment PBS's mom builds, in its order (transcript D06): PATH, the job's
@@ -136,6 +137,8 @@ class TaskManager:
             "stdout": launch["stdout"], "stderr": launch["stderr"],
             "env": task_environment(job, shell_env, nodenum, "", str(self.ctx.home),
                                     siteenv.load(self.ctx.home)),
+            "limits": process_limits(job.get("attrs", {}), str(job.get("exec_vnode") or ""),
+                                     host),
         }
         if launch.get("interactive"):  # an interactive job's output is its terminal
             pty = str((read_json(jobdir / "shepherd.json") or {}).get("pty") or os.devnull)

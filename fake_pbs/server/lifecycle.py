@@ -26,6 +26,9 @@ Job = Dict[str, Any]
 REQUEUE_CODES = frozenset((-3, -4, -5, -6, -7, -15, -16, -18, -20, -22, -30))
 RERUN_IF_RERUNABLE = frozenset((-11, -14))
 WALLTIME_KILLED = -29
+# job.h JOB_EXEC_KILL_*: the limit a mom killed the job over (svr_jobfunc.c's comment).
+OVER_LIMIT = {-24: "ncpus (burst)", -25: "ncpus (sum)", -26: "vmem", -27: "mem", -28: "cput",
+              WALLTIME_KILLED: "walltime"}
 LOST_RUN = -11  # JOB_EXEC_RERUN: the mom found the job's processes gone
 MAX_FAILED_ATTEMPTS = 20
 DEPEND_RELEASE_SHARE = 0.5  # pace pbs: dependents are dealt with halfway through the E phase
@@ -654,8 +657,8 @@ def _comment_suffix(job: Job, status: int) -> str:
     deleted_by = job.get("_deleted_by")
     if deleted_by is not None:
         return "and terminated by %s" % deleted_by  # "" for a subjob of a deleted array
-    if status == WALLTIME_KILLED:
-        return "and exceeded resource walltime"
+    if status in OVER_LIMIT:
+        return "and exceeded resource %s" % OVER_LIMIT[status]
     if status == LOST_RUN and job.get("_exception"):
         # A run whose processes vanished and that may not rerun: say why (issue 6).
         return "and failed: %s" % job["_exception"]

@@ -164,8 +164,8 @@ def test_qmgr_refuses_what_the_fake_would_ignore(objtype: str, name: str, attr: 
         _set(managed, objtype, name, attr, str(default))
 
 
-@pytest.mark.parametrize(("attr", "value"), [("Resource_List.cput", "00:10:00"),
-                                             ("Resource_List.pvmem", "1gb"),
+@pytest.mark.parametrize(("attr", "value"), [("Resource_List.min_walltime", "00:10:00"),
+                                             ("Resource_List.aoe", "rhel"),
                                              ("Remove_Files", "oe"),
                                              ("create_resv_from_job", "true"),
                                              ("tolerate_node_failures", "job_start"),
@@ -180,6 +180,8 @@ def test_job_requests_refuse_what_the_mom_would_ignore(attr: str, value: str) ->
     valuecheck.check({"Resource_List.walltime": "00:10:00", "Remove_Files": "",
                       "create_resv_from_job": "FALSE", "tolerate_node_failures": "none",
                       "depend": "afterok:1.vm:2.vm,before:3.vm"})
+    # the limits the mom sets on the job's processes are taken (tests/mom/test_resource_limits)
+    valuecheck.check({"Resource_List.cput": "00:10:00", "Resource_List.pvmem": "1gb"})
 
 
 def test_hook_fail_action_is_flagged_in_the_server_log() -> None:

@@ -28,8 +28,9 @@ NO_TOPJOB = ("only read for top jobs (backfill calendar); the fake's scheduler m
 UNKNOWN_HERE = ("PBS's hidden bookkeeping, no client writes it; the fake does not know the name, "
                 "so a client naming it gets 15002 (Unknown attribute) where PBS answers 15003")
 SCHED_DIFF = "the fake's scheduler has no such behaviour; refused (docs/differences.md)"
-ENFORCE = ("a limit PBS's mom enforces on the job's processes; the fake's mom does not, so a "
-           "request for it is refused (docs/differences.md)")
+T_LIMITS = "tests/mom/test_resource_limits.py::"
+T_SETLIM = T_LIMITS + "test_set_limits_are_the_job_processes_rlimits_and_nice"
+SETLIM = "resmom/linux/mom_mach.c:mom_set_limits (%s)"
 
 T_STAGE = "tests/staging/test_staging_cluster.py::"
 NO_RECONFIRM = ("PBS reads it only to reconfirm a degraded reservation; the fake never "
@@ -660,7 +661,8 @@ NOT_ON_LINE = ("not on sched_config's default resources: line, so PBS's schedule
                "check it either; it stays in Resource_List (extra n02m, n02n)")
 
 RESOURCE: Dict[str, Row] = {
-    "cput": missing(ENFORCE),
+    "cput": behaves(SETLIM % "RLIMIT_CPU; polled in resmom/mom_main.c:mom_over_limit",
+                    T_LIMITS + "test_cput_over_the_job_total_kills_the_job"),
     "mem": behaves("scheduler/check_spec.cpp (consumable); the mom enforces it only with "
                    "$enforce mem, off by default", T_MEMREASON),
     "walltime": behaves("resmom/mom_main.c (walltime over limit)",
@@ -687,12 +689,14 @@ RESOURCE: Dict[str, Row] = {
     "cpupercent": stored("a usage the mom reports; as a request PBS acts on it only with "
                          "$enforce cpuaverage, off by default"),
     "energy": stored("a usage power hooks report; " + NO_POWER),
-    "file": missing(ENFORCE),
-    "pmem": missing(ENFORCE),
-    "vmem": missing(ENFORCE),
-    "pvmem": missing(ENFORCE),
-    "nice": missing(ENFORCE),
-    "pcput": missing(ENFORCE),
+    "file": behaves(SETLIM % "RLIMIT_FSIZE", T_LIMITS + "test_file_limit_stops_a_bigger_write"),
+    "pmem": behaves(SETLIM % "RLIMIT_RSS", T_SETLIM),
+    "vmem": behaves(SETLIM % "RLIMIT_AS; polled in resmom/mom_main.c:mom_over_limit; both only "
+                    "when exec_vnode carries it: vmem on sched_config's resources: line",
+                    T_LIMITS + "test_vmem_over_the_host_share_kills_the_job"),
+    "pvmem": behaves(SETLIM % "RLIMIT_AS", T_SETLIM),
+    "nice": behaves(SETLIM % "nice", T_SETLIM),
+    "pcput": behaves(SETLIM % "RLIMIT_CPU", T_LIMITS + "test_pcput_kills_the_process_over_it"),
     "nodemask": stored(PBS_STORES),
     "hpm": stored(NOT_ON_LINE),
     "ssinodes": stored(PBS_STORES),
