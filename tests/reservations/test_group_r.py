@@ -112,8 +112,9 @@ def normalize(text: str, user: str) -> str:
     text = text.replace("pbsuser2", "<USER>").replace(user, "<USER>")
     text = _DATE.sub("<DATE>", text)
     text = _WHEN.sub("<WHEN>", text)
-    # pbs_rstat's User column holds 8 characters: pbsuser2's name, root's root@vm
-    text = re.sub(r"<USER>@vm +(CO|UN|RN|BD) ", r"<USER> \1 ", text)
+    # pbs_rstat's User column holds 8 characters of user@host: pbsuser2's name, root's root@vm,
+    # a 6-letter user's name and "@v"
+    text = re.sub(r"<USER>@\w* +(CO|UN|RN|BD) ", r"<USER> \1 ", text)
     return re.sub(r"[ ]{2,}", " ", text)
 
 
@@ -126,6 +127,8 @@ def vm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeCluster]:
     rig = FakeCluster(home, "vm", [{"name": "vm", "ncpus": 2, "mem": "1gb", "ngpus": 0}])
     user = pwd.getpwuid(os.getuid())
     rig.env.update(TZ="UTC", LANG="C.UTF-8", LOGNAME=user.pw_name, USER=user.pw_name)
+    rig.env.pop("MAIL", None)  # the capture's environment had none (cap.py; a login sets it)
+    rig.env.pop("PBS_TZID", None)
     rig.start()
     try:
         yield rig

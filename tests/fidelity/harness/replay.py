@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple, Union
 
+from fake_pbs.model.attrs import JOB_MANAGER_ONLY
+
 from .cases import Case, LogSpec
 from .chains import ChainPlan, chain_plans
 from .environment import FidelityEnv, Result
@@ -265,7 +267,10 @@ class Replayer:
         due, deadline, window = self._read_bounds(case)
 
         def read() -> "Tuple[str, JobMap]":
-            jobs, got = self._normalize_result(case, env.run(case.user, case.cwd, command))
+            result = env.run(case.user, case.cwd, command)
+            if not env.is_root and case.user != "root":
+                result = _as_unprivileged(result)
+            jobs, got = self._normalize_result(case, result)
             return got, jobs
 
         reads: Reads[JobMap] = read_until(read, expected, again=again, due=due,
@@ -341,6 +346,18 @@ _HOOK_FILE = re.compile(r"/server_priv/hooks/(\w+)\.(?:HK|PY|CF)\b")
 # qmgr_hook<pid><random>.tmp>" names no hook, so a grep of the hooks' names drops it (m02e,
 # m08b, m09i, m11k); m09d's kept it, with the compile errors.
 _IMPORT_TMP = re.compile(r"/server_priv/hooks/tmp/qmgr_hook\w*\.tmp\b")
+
+
+# An ordinary user's replay runs every case as the cluster's owner, whom the server counts a
+# manager (fake_pbs/server/privilege.py); PBS shows these job attributes to managers only
+# (ATR_DFLAG_MGRD), which the captured users were not.
+_MANAGER_ONLY_LINE = re.compile(
+    r'^ *(?:(?:%s) = .*|"(?:%s)":.*,)\n' % (("|".join(JOB_MANAGER_ONLY),) * 2), re.M)
+
+
+def _as_unprivileged(result: Result) -> Result:
+    """``result`` as a user who is not a manager would have read it: no manager-only lines."""
+    return Result(result.exit_code, _MANAGER_ONLY_LINE.sub("", result.stdout), result.stderr)
 
 
 def _log_object(line: str) -> Optional[str]:
