@@ -571,6 +571,7 @@ class MomJob:
                     self._complete(record)
                 return
             self._poll_update()
+            tasks.note_attached_usage(self.files.dir)  # an attached session's CPU, while it runs
             self._check_walltime(shepherd, limit)
             self._check_polled_limits()
             self._escalate(shepherd)

@@ -111,7 +111,8 @@ def _session(taskdir: Path) -> int:
 def note_attached_usage(jobdir: Path) -> None:
     """Record the CPU time each attached session has used so far (``usage.json``, the most
     seen): its processes are not the mom's children, so their usage is lost once they end.
-    Done before each signal to the job's tasks and at the job's end."""
+    Done at the primary's polls of its job, before each signal to the job's tasks and at the
+    job's end."""
     for taskdir in _task_dirs(jobdir):
         attached = read_json(taskdir / "attached.json")
         if attached is None or (taskdir / "exit.json").exists():

@@ -60,7 +60,9 @@ def test_suspend_reaches_a_run_the_mom_has_not_taken_yet(rig: PreemptRig) -> Non
         victim = rig.submit('for i in $(seq 1 40); do date +%s >> "$PBS_O_WORKDIR/ticks"; '
                             'sleep 0.25; done')
         rig.wait(victim, "R", timeout=10, started=False)
-        urgent = rig.submit("sleep 4", "-q", "expressq")
+        # long enough that a late start report still finds the victim suspended (under load it
+        # came after a 4 s express job had ended and the victim had resumed)
+        urgent = rig.submit("sleep 12", "-q", "expressq")
         rig.wait(urgent, "R", timeout=30)
         assert rig.job(victim)["job_state"] == "S"
         ticks = rig.workdir(victim) / "ticks"
@@ -75,7 +77,7 @@ def test_suspend_reaches_a_run_the_mom_has_not_taken_yet(rig: PreemptRig) -> Non
         assert rig.job(urgent).get("job_state") == "R"
         after = ticks.read_text() if ticks.exists() else ""
         assert after == before, "the suspended victim went on running"
-        rig.wait(urgent, "F", timeout=30)
+        rig.wait(urgent, "F", timeout=40)
         rig.wait(victim, "R", timeout=30)
         wait_for(ticks.exists, 30, "the resumed victim's ticks")  # the file is the right one
     assert sampler.violations == []
