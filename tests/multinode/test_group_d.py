@@ -84,6 +84,10 @@ def run_case(vm: FakeCluster, case: str) -> Tuple[str, str, str]:
     return out.read_text(), err.read_text(), home
 
 
+# Cases whose tasks run side by side and print one line each.
+CONCURRENT_TASKS = frozenset(("D08", "D09"))
+
+
 @pytest.mark.parametrize("case", sorted(SCRIPTS))
 def test_group_d_job(vm: FakeCluster, case: str) -> None:
     stdout, stderr, home = run_case(vm, case)
@@ -97,7 +101,13 @@ def test_group_d_job(vm: FakeCluster, case: str) -> None:
         submitter = {n for n in names | pbs if n.startswith("PBS_O_")}  # qsub's environment
         assert names - added - submitter == pbs - submitter
         pytest.xfail(DIFFERENCES[case])
-    assert normalize(stdout, home) == normalize(str(want["stdout"]), home)
+    got, expected = normalize(stdout, home), normalize(str(want["stdout"]), home)
+    if case in CONCURRENT_TASKS:
+        # pbsdsh spawns its tasks at once and each writes to the job's output file: the order of
+        # their lines is a race, on PBS too (the README's note on D08); the lines are the same
+        got = "\n".join(sorted(got.splitlines()))
+        expected = "\n".join(sorted(expected.splitlines()))
+    assert got == expected
     if case in SUFFIX_ONLY:
         assert str(want["stderr"]).endswith(SUFFIX_ONLY[case])
         assert stderr.endswith(SUFFIX_ONLY[case])
