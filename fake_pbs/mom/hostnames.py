@@ -110,10 +110,14 @@ def host_addresses(names: List[str]) -> str:
                     for index, name in enumerate(names))
 
 
-def job_variables(home: Path, host: str, uid: int, env: Dict[str, str]) -> Dict[str, str]:
+def job_variables(home: Path, host: str, uid: int, env: Dict[str, str],
+                  named: bool = True) -> Dict[str, str]:
     """What a job shell or task of user ``uid`` on ``host`` gets (nothing without a trusted
     library that user can load): the library first in ``LD_PRELOAD`` (before any the job's own
-    variables name), the hosts' addresses and this host's name."""
+    variables name), the hosts' addresses and, when ``named``, this host's name as
+    ``gethostname()``'s answer.  A job shell is not named: what it tells processes outside the
+    job (ipyparallel's controller its location) must resolve there, where the fake hosts' names
+    do not; a TM task is."""
     if not trusted(home) or (uid != os.geteuid() and not readable_by_all(home)):
         return {}
     names = cluster_hosts(home)
@@ -121,5 +125,8 @@ def job_variables(home: Path, host: str, uid: int, env: Dict[str, str]) -> Dict[
         return {}
     preload = str(library_path(home))
     theirs = env.get("LD_PRELOAD", "")
-    return {"LD_PRELOAD": preload + (":" + theirs if theirs else ""),
-            "FAKE_PBS_HOSTS": host_addresses(names), "FAKE_PBS_HOSTNAME": host}
+    variables = {"LD_PRELOAD": preload + (":" + theirs if theirs else ""),
+                 "FAKE_PBS_HOSTS": host_addresses(names)}
+    if named:
+        variables["FAKE_PBS_HOSTNAME"] = host
+    return variables

@@ -113,12 +113,9 @@ def build_launch(job: Mapping[str, Any], layout: JobLayout, host: str, cluster_h
     env.update(siteenv.per_host(str(layout.tmpdir), env))
     env.update(job_environment(job, shell, str(layout.nodefile), str(layout.tmpdir),
                                secrets.token_hex(16).upper(), home_dir, cluster_home))
+    # the job shell keeps the machine's own name (hostnames.job_variables); TM tasks take theirs
     env.update(hostnames.job_variables(Path(cluster_home), host, int(job.get("uid", os.getuid())),
-                                       env))
-    # The job shell keeps the machine's own name (gethostname): what it tells processes outside
-    # the job (ipyparallel's controller its location, a server its address) must resolve there,
-    # where the fake hosts' names do not; TM tasks take their host's name (tm.py)
-    env.pop("FAKE_PBS_HOSTNAME", None)
+                                       env, named=False))
     command = command_of(attrs)
     argv = command if command is not None else shell_argv(
         shell, str(layout.script), str(job.get("script") or ""))
