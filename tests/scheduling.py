@@ -49,8 +49,9 @@ def unit_of(nodeid: str) -> str:
     """A test's unit: ``chain:<name>`` for a replay case (its chain), else its file."""
     if nodeid.startswith(REPLAY_TEST):
         if not _chains:
+            from .fidelity.harness.cases import REPLAYED_SETS
             from .fidelity.harness.chains import chain_plans
-            _chains.update((c.name, chain.name) for set_name in ("release", "extra", "resv")
+            _chains.update((c.name, chain.name) for set_name in REPLAYED_SETS
                            for chain in chain_plans(set_name) for c in chain.cases())
         case = nodeid[len(REPLAY_TEST):].split("]", 1)[0]
         return CHAIN_PREFIX + _chains.get(case, "release")

@@ -19,7 +19,7 @@ from typing import List
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from fidelity.harness.cases import covered  # noqa: E402
+from fidelity.harness.cases import REPLAYED_SETS, covered  # noqa: E402
 from fidelity.harness.replay import Outcome, chain_replayers  # noqa: E402
 from fidelity.harness.report import format_table, tally, time_profile, verdict  # noqa: E402
 from fidelity.known_differences import KNOWN_DIFFERENCES, OPEN_GAPS, TIMING_SNAPSHOTS  # noqa: E402
@@ -27,7 +27,7 @@ from fidelity.known_differences import KNOWN_DIFFERENCES, OPEN_GAPS, TIMING_SNAP
 
 def main(argv: List[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--set", choices=("release", "extra", "resv", "all"), default="all")
+    parser.add_argument("--set", choices=REPLAYED_SETS + ("all",), default="all")
     parser.add_argument("--only", default="", help="replay up to the cases of these prefixes")
     parser.add_argument("-v", "--verbose", action="store_true", help="print each case's status")
     parser.add_argument("--diff", action="append", default=[],
@@ -42,7 +42,7 @@ def main(argv: List[str]) -> int:
                         help="print where the replay's wall time went (per case and in sum)")
     args = parser.parse_args(argv)
     known = dict(KNOWN_DIFFERENCES, **TIMING_SNAPSHOTS)
-    sets = ["release", "extra", "resv"] if args.set == "all" else [args.set]
+    sets = list(REPLAYED_SETS) if args.set == "all" else [args.set]
     outcomes: List[Outcome] = []
     # each chain of a set (tests/fidelity/harness/chains.py) in turn, on its own cluster
     replayers = [replayer for set_name in sets

@@ -13,7 +13,7 @@ from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
-from .harness.cases import Case
+from .harness.cases import REPLAYED_SETS, Case
 from .harness.chains import chain_plans
 from .harness.replay import Outcome, Replayer
 from .harness.report import format_table, tally, verdict
@@ -23,9 +23,9 @@ OUTCOMES: List[Outcome] = []
 # The report property carrying (set, case, status) from an xdist worker to its controller.
 OUTCOME_PROPERTY = "fidelity_outcome"
 # Each choice and the sets it replays.
-SET_CHOICES = ("release", "extra", "resv", "all", "none")
-_SELECTED = {"release": ("release",), "extra": ("extra",), "resv": ("resv",),
-             "all": ("release", "extra", "resv"), "none": ()}
+SET_CHOICES = REPLAYED_SETS + ("all", "none")
+_SELECTED: Dict[str, Tuple[str, ...]] = {
+    **{name: (name,) for name in REPLAYED_SETS}, "all": REPLAYED_SETS, "none": ()}
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -4,7 +4,7 @@ from typing import Callable, List, Optional, Tuple
 import pytest
 
 from .conftest import OUTCOME_PROPERTY, OUTCOMES, selected_sets
-from .harness.cases import Case, covered
+from .harness.cases import REPLAYED_SETS, Case, covered
 from .harness.chains import chain_plans
 from .harness.replay import Replayer
 from .known_differences import KNOWN_DIFFERENCES, OPEN_GAPS, TIMING_SNAPSHOTS
@@ -25,7 +25,7 @@ def _params(cases: List[Tuple[str, Case]]) -> List["pytest.param"]:  # type: ign
     return params
 
 
-CASES = [(chain.name, c) for set_name in ("release", "extra", "resv")
+CASES = [(chain.name, c) for set_name in REPLAYED_SETS
          for chain in chain_plans(set_name) for c in chain.cases() if covered(c)]
 
 

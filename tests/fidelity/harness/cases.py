@@ -2,7 +2,7 @@
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 DATA_DIR = Path(__file__).resolve().parents[2] / "data" / "fidelity"
 
@@ -13,6 +13,8 @@ SETS: Dict[str, str] = {
     "master": "openpbs-master",
     "resv": "openpbs-23.06.06-resv",
 }
+# The sets the replay runs (the master set is read for reference only), in replay order.
+REPLAYED_SETS: Tuple[str, ...] = ("release", "extra", "resv")
 
 # The release set's prefixes that the replay tests cover (the README's letters).
 RELEASE_PREFIXES = "abcdefghv"
