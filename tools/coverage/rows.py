@@ -40,3 +40,13 @@ def in_progress(area: str, reason: str = "") -> Row:
     """Not modelled yet, being implemented by helper ``area`` (the lead updates the row when
     that branch merges)."""
     return Row(NOT_MODELLED, reason=reason or "in progress by " + area, in_progress=area)
+
+
+def refused(what: str) -> Row:
+    """Not modelled, and a value other than PBS's default is refused."""
+    return missing(what + "; refused")
+
+
+def refused_when_true(what: str) -> Row:
+    """Not modelled, and setting the switch true is refused."""
+    return missing(what + "; refused when set true")

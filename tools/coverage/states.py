@@ -9,7 +9,7 @@ it).  ``rows.in_progress(area)`` marks what another helper is implementing (none
 """
 from typing import Dict
 
-from tools.coverage.rows import Row, behaves, missing, stored
+from tools.coverage.rows import Row, behaves, missing, refused, refused_when_true, stored
 
 # Reasons shared by many rows.
 PBS_STORES = "PBS itself only stores it: OpenPBS 23.06 reads it nowhere"
@@ -78,6 +78,9 @@ REQUIRE_CRED = missing("Kerberos credential type; refused (require_cred_enable i
 NODE_GROUPS = missing(SCHED_DIFF + ": placement by node groups")
 FORMULA = missing(SCHED_DIFF + ": job order by formula")
 BACKFILL = missing(SCHED_DIFF + ": top jobs and the backfill calendar")
+PSETS = refused_when_true(SCHED_DIFF + ": placement sets")
+PARTITION = refused("scheduler partitions (multi-sched)")
+VNODE_LIMITS = refused("per-vnode job limits in the scheduler")
 
 # The run and queue limits of the server and of queues: the same rules on both objects.
 T_LIM = "tests/limits/"
@@ -203,8 +206,7 @@ SERVER: Dict[str, Row] = {
                               "tests/server/test_attribute_tables.py::test_max_array_size"),
     "resend_term_delay": stored("openpbs master only (not in 23.06.06); its default, the "
                                 "fake's behaviour, is never changed by a test"),
-    "require_cred_enable": missing("Kerberos credentials required at submission; refused when "
-                                   "set true"),
+    "require_cred_enable": refused_when_true("Kerberos credentials required at submission"),
     "require_cred": REQUIRE_CRED,
     "node_group_enable": NODE_GROUPS,
     "node_group_key": NODE_GROUPS,
@@ -226,8 +228,7 @@ SERVER: Dict[str, Row] = {
     "pbs_version": behaves("server/pbsd_init.c", "tests/cli/test_job_control.py::"
                            "test_version_everywhere"),
     "job_sort_formula": FORMULA,
-    "eligible_time_enable": missing("eligible-time accrual (accrue_type, eligible_time); "
-                                    "refused when set true"),
+    "eligible_time_enable": refused_when_true("eligible-time accrual (accrue_type, eligible_time)"),
     "reserve_retry_time": stored(NO_RECONFIRM),
     "reserve_retry_init": stored(NO_RECONFIRM),
     "job_history_enable": behaves("server/svr_jobfunc.c:svr_histjob_update",
@@ -238,8 +239,8 @@ SERVER: Dict[str, Row] = {
     "clear_topjob_estimates_enable": stored("openpbs master only (not in 23.06.06); "
                                             + NO_TOPJOB),
     "provision_timeout": stored(INTERNAL + "; " + NO_PROVISION),
-    "resv_post_processing_time": missing("time kept after a reservation's end for its jobs' "
-                                         "end processing (svr_jobfunc.c); refused"),
+    "resv_post_processing_time": refused("time kept after a reservation's end for its jobs' "
+                                         "end processing (svr_jobfunc.c)"),
     "backfill_depth": BACKFILL,
     "job_requeue_timeout": behaves("server/req_rerun.c:req_rerunjob (timeout)",
                                    "tests/docs/test_coverage_behaviours.py::"
@@ -254,11 +255,10 @@ SERVER: Dict[str, Row] = {
                                   "svr_func.c:action_jobscript_max_size",
                                   "tests/docs/test_coverage_behaviours.py::"
                                   "test_jobscript_max_size_refuses_a_larger_script"),
-    "restrict_res_to_release_on_suspend": missing("suspended jobs give back all their "
-                                                  "resources here; refused"),
+    "restrict_res_to_release_on_suspend": refused("suspended jobs give back all their "
+                                                  "resources here"),
     "power_provisioning": stored("no write right (15003); " + NO_POWER),
-    "show_hidden_attribs": missing("shows hidden attributes to managers; refused when set "
-                                   "true"),
+    "show_hidden_attribs": refused_when_true("shows hidden attributes to managers"),
     "sync_mom_hookfiles_timeout": stored("hook files reach every fake mom through the "
                                          "cluster's home at once: no sync to time out"),
     "rpp_max_pkt_check": stored(NO_NET),
@@ -296,8 +296,7 @@ QUEUE: Dict[str, Row] = {
     "resources_min": behaves("server/svr_jobfunc.c:chk_resc_limits (from svr_chkque)",
                              T_ENQ + "test_queue_resources_min"),
     "resources_default": RESOURCES_DEFAULT,
-    "require_cred_enable": missing("Kerberos credentials required in the queue; refused when "
-                                   "set true"),
+    "require_cred_enable": refused_when_true("Kerberos credentials required in the queue"),
     "require_cred": REQUIRE_CRED,
     "max_array_size": behaves("server/svr_jobfunc.c:svr_chkque (max_array_size)",
                               "tests/server/test_attribute_tables.py::test_max_array_size"),
@@ -310,7 +309,7 @@ QUEUE: Dict[str, Row] = {
     "reserved_expedite": stored(PBS_STORES),
     "reserved_sync": stored(PBS_STORES),
     "default_chunk": DEFAULT_CHUNK,
-    "resources_available": missing("queue-level resource pools for the scheduler; refused"),
+    "resources_available": refused("queue-level resource pools for the scheduler"),
     "resources_assigned": behaves("server/req_runjob.c:set_resc_assigned", T_ASSIGNED),
     "kill_delay": behaves("resmom/requests.c:req_signaljob / mom kill_job (SIGTERM then "
                           "SIGKILL)", "tests/mom/test_exec.py::"
@@ -343,7 +342,7 @@ QUEUE: Dict[str, Row] = {
                        "(a stopped route queue routes nothing)", T_ROUTE,
                        T_RUNLIM + "test_stopped_queue_keeps_jobs_queued_with_comment",
                        T_ROUTING + "test_stopped_route_queue_keeps_its_jobs"),
-    "partition": missing("scheduler partitions (multi-sched); refused"),
+    "partition": PARTITION,
 }
 
 NODE: Dict[str, Row] = {
@@ -357,12 +356,12 @@ NODE: Dict[str, Row] = {
     "state": behaves("scheduler/node_info.cpp:is_node_eligible; server/node_manager.c",
                      "tests/sched/test_placement.py::test_offline_node", T_NODE_DOWN),
     "pcpus": stored(STATUS + " (the cpus the mom reports)"),
-    "Priority": missing("the scheduler's node order (node_sort_key sort_priority); refused"),
+    "Priority": refused("the scheduler's node order (node_sort_key sort_priority)"),
     "jobs": behaves("server/node_func.c:encode_jobs",
                     "tests/cli/test_pbsnodes.py::test_job_summary_of_a_node_running_a_gpu_job"),
-    "max_running": missing("per-vnode job limits in the scheduler; refused"),
-    "max_user_run": missing("per-vnode job limits in the scheduler; refused"),
-    "max_group_run": missing("per-vnode job limits in the scheduler; refused"),
+    "max_running": VNODE_LIMITS,
+    "max_user_run": VNODE_LIMITS,
+    "max_group_run": VNODE_LIMITS,
     "no_tasks": stored(PBS_STORES),
     "pnames": stored(PBS_STORES),
     "resv": behaves("server/req_rescq.c:assign_resv_resc (the node lists its reservations, "
@@ -373,17 +372,17 @@ NODE: Dict[str, Row] = {
     "resources_assigned": behaves("server/node_manager.c:update_job_node_rassn", T_INVARIANT,
                                   "tests/sched/test_placement.py::"
                                   "test_slot_index_follows_running_jobs"),
-    "queue": missing("a vnode tied to one queue's jobs; refused"),
+    "queue": refused("a vnode tied to one queue's jobs"),
     "comment": behaves("scheduler and server node comments (node_manager.c:set_vnode_state)",
                        "tests/cli/test_pbsnodes.py::test_summaries_of_an_offline_node"),
     "resv_enable": behaves("scheduler/node_info.cpp:is_vnode_eligible (no reservation on a "
                            "vnode without resv_enable)",
                            T_RS + "test_vnodes_without_resv_enable_take_no_reservation"),
-    "no_multinode_jobs": missing("vnodes that refuse multi-host jobs; refused when set true"),
+    "no_multinode_jobs": refused_when_true("vnodes that refuse multi-host jobs"),
     "sharing": behaves("scheduler/node_info.cpp (sharing vs place=excl)",
                        "tests/sched/test_placement.py::test_excl_needs_an_unused_node"),
-    "provision_enable": missing(NO_PROVISION + "; refused when set true"),
-    "current_aoe": missing(NO_PROVISION + "; refused"),
+    "provision_enable": refused_when_true(NO_PROVISION),
+    "current_aoe": refused(NO_PROVISION),
     "in_multivnode_host": stored("set by a mom that reports several vnodes; fake moms report "
                                  "one vnode each"),
     "maintenance_jobs": missing("the admin-suspended jobs of a vnode: qsig -s admin-suspend "
@@ -392,10 +391,10 @@ NODE: Dict[str, Row] = {
     "license": stored(STATUS + "; " + NO_LICENSE),
     "license_info": stored(INTERNAL + "; " + NO_LICENSE),
     "topology_info": stored(INTERNAL + " (the mom's hwloc topology, for licensing)"),
-    "vnode_pool": missing("mom pools (several moms answering for a vnode); refused"),
-    "power_provisioning": missing(NO_POWER + "; refused when set true"),
-    "current_eoe": missing(NO_POWER + "; refused"),
-    "partition": missing("scheduler partitions (multi-sched); refused"),
+    "vnode_pool": refused("mom pools (several moms answering for a vnode)"),
+    "power_provisioning": refused_when_true(NO_POWER),
+    "current_eoe": refused(NO_POWER),
+    "partition": PARTITION,
     "poweroff_eligible": stored(PBS_STORES + " (a power hook reads it)"),
     "last_state_change_time": behaves("server/node_manager.c:set_vnode_state",
                                       "tests/server/test_request_log.py::"
@@ -407,10 +406,10 @@ SCHED: Dict[str, Row] = {
     "sched_host": stored(STATUS + "; the scheduler is a thread of the server"),
     "sched_cycle_length": stored("the longest a cycle may take; a fake cycle over a few "
                                  "vnodes never comes near it"),
-    "do_not_span_psets": missing(SCHED_DIFF + ": placement sets; refused when set true"),
-    "only_explicit_psets": missing(SCHED_DIFF + ": placement sets; refused when set true"),
-    "sched_preempt_enforce_resumption": missing(SCHED_DIFF + ": resuming preempted jobs "
-                                                "first; refused when set true"),
+    "do_not_span_psets": PSETS,
+    "only_explicit_psets": PSETS,
+    "sched_preempt_enforce_resumption": refused_when_true(
+        SCHED_DIFF + ": resuming preempted jobs first"),
     "preempt_targets_enable": stored("read with the preempt_targets resource, which is refused "
                                      "here"),
     "job_sort_formula_threshold": stored("read with job_sort_formula, which is refused here"),
@@ -521,7 +520,7 @@ JOB: Dict[str, Row] = {
                         "test_job_priority_is_not_a_sort_key_by_default"),
     "qtime": behaves("server/req_quejob.c (qtime; FIFO order)",
                      "tests/sched/test_cycle.py::test_fifo_by_submission"),
-    "Remove_Files": missing("removal of the output files after delivery (-R); refused"),
+    "Remove_Files": refused("removal of the output files after delivery (-R)"),
     "Rerunable": behaves("server/req_rerun.c:req_rerunjob",
                          "tests/server/test_job_control_rules.py::"
                          "test_qrerun_checks_rerunable_before_the_state"),
@@ -640,8 +639,8 @@ JOB: Dict[str, Row] = {
     "topjob_ineligible": stored(NO_TOPJOB),
     "resources_released": stored(INTERNAL + " (resources released on suspension)"),
     "resource_released_list": stored(INTERNAL + " (resources released on suspension)"),
-    "release_nodes_on_stageout": missing("sister vnodes released before the stage-out "
-                                         "(req_jobobit.c); refused when set true"),
+    "release_nodes_on_stageout": refused_when_true("sister vnodes released before the "
+                                                   "stage-out (req_jobobit.c)"),
     "tolerate_node_failures": missing("a job that goes on when sister hosts fail (with "
                                       "execjob_prologue/launch hooks releasing nodes); the "
                                       "fake refuses values other than none"),
@@ -650,8 +649,8 @@ JOB: Dict[str, Row] = {
                            "test_the_submit_host_comes_from_the_connection"),
     "credential_id": stored(NO_KRB),
     "credential_validity": stored(NO_KRB),
-    "create_resv_from_job": missing("a reservation made from the job when it runs "
-                                    "(req_runjob.c); refused when set true"),
+    "create_resv_from_job": refused_when_true("a reservation made from the job when "
+                                              "it runs (req_runjob.c)"),
     "max_run_subjobs": behaves("scheduler/check.cpp:is_ok_to_run (MAX_RUN_SUBJOBS)",
                                "tests/docs/test_coverage_behaviours.py::"
                                "test_max_run_subjobs_caps_the_running_subjobs"),
@@ -707,8 +706,8 @@ RESOURCE: Dict[str, Row] = {
     "site": stored(PBS_STORES),
     "exec_vnode": stored(PBS_STORES),
     "start_time": stored(NO_TOPJOB),
-    "partition": missing("scheduler partitions (multi-sched); refused"),
-    "aoe": missing(NO_PROVISION + "; refused"),
+    "partition": PARTITION,
+    "aoe": refused(NO_PROVISION),
     "eoe": stored(NO_POWER),
     "preempt_targets": missing(SCHED_DIFF + ": preemption limited to targets"),
     "accelerator": stored(NOT_ON_LINE),
