@@ -8,7 +8,7 @@ SERVER_JOB_LIMIT_REACHED, QUEUE_RESOURCE_LIMIT_REACHED ...), "Not Running: " fro
 update_job_can_not_run.  A queue not started: queue_info.cpp query_queues, QUEUE_NOT_STARTED.
 """
 import getpass
-from typing import List
+from typing import List, Sequence
 
 import pytest
 
@@ -32,62 +32,61 @@ def settle(pbs: FakeCluster, jobs: List[str], running: int) -> List[str]:
     return [pbs.job(j)["comment"] for j in jobs if pbs.job(j)["job_state"] == "Q"]
 
 
+def held_back(pbs: FakeCluster, setting: str, jobs: int, running: int,
+              options: Sequence[str] = ()) -> List[str]:
+    """After qmgr ``setting``, ``jobs`` sleepers (qsub ``options``) of which ``running`` run:
+    the comments of the others."""
+    pbs.qmgr(setting)
+    return settle(pbs, sleepers(pbs, jobs, *options), running)
+
+
 @pytest.mark.parametrize("limit", [1, 2])
 def test_queue_max_run_overall(pbs: FakeCluster, limit: int) -> None:
     """check_queue_max_run: [o:PBS_ALL=N] runs N jobs; QUEUE_JOB_LIMIT_REACHED for the rest."""
-    pbs.qmgr("set queue workq max_run = [o:PBS_ALL=%d]" % limit)
-    jobs = sleepers(pbs, limit + 1)
-    assert settle(pbs, jobs, limit) == [
+    assert held_back(pbs, "set queue workq max_run = [o:PBS_ALL=%d]" % limit,
+                     jobs=limit + 1, running=limit) == [
         "Not Running: Queue workq job limit has been reached."]
 
 
 def test_queue_max_user_run_is_a_generic_user_limit(pbs: FakeCluster) -> None:
     """lim_setlimits: max_user_run is [u:PBS_GENERIC]; check_queue_max_user_run gives
     QUEUE_USER_LIMIT_REACHED."""
-    pbs.qmgr("set queue workq max_user_run = 1")
-    jobs = sleepers(pbs, 2)
-    assert settle(pbs, jobs, 1) == [
+    assert held_back(pbs, "set queue workq max_user_run = 1", jobs=2, running=1) == [
         "Not Running: User has reached queue workq running job limit."]
 
 
 def test_specific_user_limit_replaces_generic(pbs: FakeCluster) -> None:
     """check_queue_max_user_run: a [u:name] limit wins over [u:PBS_GENERIC]
     (QUEUE_BYUSER_JOB_LIMIT_REACHED)."""
-    pbs.qmgr("set queue workq max_run = '[u:PBS_GENERIC=1],[u:%s=2]'" % ME)
-    jobs = sleepers(pbs, 3)
-    assert settle(pbs, jobs, 2) == [
+    assert held_back(pbs, "set queue workq max_run = '[u:PBS_GENERIC=1],[u:%s=2]'" % ME,
+                     jobs=3, running=2) == [
         "Not Running: Queue workq job limit reached for user %s" % ME]
 
 
 def test_server_max_running_and_user_limit(pbs: FakeCluster) -> None:
     """check_server_max_run: SERVER_JOB_LIMIT_REACHED (old max_running as [o:PBS_ALL])."""
-    pbs.qmgr("set server max_running = 1")
-    jobs = sleepers(pbs, 2)
-    assert settle(pbs, jobs, 1) == ["Not Running: Server job limit has been reached."]
+    assert held_back(pbs, "set server max_running = 1", jobs=2, running=1) == [
+        "Not Running: Server job limit has been reached."]
 
 
 def test_server_generic_user_limit(pbs: FakeCluster) -> None:
     """check_server_max_user_run: SERVER_USER_LIMIT_REACHED."""
-    pbs.qmgr("set server max_run = [u:PBS_GENERIC=1]")
-    jobs = sleepers(pbs, 2)
-    assert settle(pbs, jobs, 1) == ["Not Running: User has reached server running job limit."]
+    assert held_back(pbs, "set server max_run = [u:PBS_GENERIC=1]", jobs=2, running=1) == [
+        "Not Running: User has reached server running job limit."]
 
 
 @pytest.mark.parametrize("ncpus,running", [(1, 3), (2, 1), (3, 1)])
 def test_queue_max_run_res_ncpus(pbs: FakeCluster, ncpus: int, running: int) -> None:
     """check_queue_max_res: used + requested above [o:PBS_ALL=3] holds the job
     (QUEUE_RESOURCE_LIMIT_REACHED)."""
-    pbs.qmgr("set queue workq max_run_res.ncpus = [o:PBS_ALL=3]")
-    jobs = sleepers(pbs, running + 1, "-l", "ncpus=%d" % ncpus)
-    assert settle(pbs, jobs, running) == [
+    assert held_back(pbs, "set queue workq max_run_res.ncpus = [o:PBS_ALL=3]",
+                     jobs=running + 1, running=running, options=("-l", "ncpus=%d" % ncpus)) == [
         "Not Running: would exceed overall limit on resource ncpus in queue workq"]
 
 
 def test_max_user_res_is_a_generic_user_resource_limit(pbs: FakeCluster) -> None:
     """lim_setlimits: max_user_res.ncpus is [u:PBS_GENERIC]: QUEUE_USER_RES_LIMIT_REACHED."""
-    pbs.qmgr("set queue workq max_user_res.ncpus = 2")
-    jobs = sleepers(pbs, 3)
-    assert settle(pbs, jobs, 2) == [
+    assert held_back(pbs, "set queue workq max_user_res.ncpus = 2", jobs=3, running=2) == [
         "Not Running: Queue workq per-user limit reached on resource ncpus"]
 
 
@@ -134,15 +133,12 @@ def test_old_and_new_style_limits_do_not_mix(pbs: FakeCluster, first: str,
 def test_max_group_run_is_a_generic_group_limit(pbs: FakeCluster) -> None:
     """lim_setlimits: max_group_run is [g:PBS_GENERIC]; check_queue_max_group_run gives
     QUEUE_GROUP_LIMIT_REACHED."""
-    pbs.qmgr("set queue workq max_group_run = 1")
-    jobs = sleepers(pbs, 2)
-    assert settle(pbs, jobs, 1) == ["Not Running: Group has reached queue workq running limit."]
+    assert held_back(pbs, "set queue workq max_group_run = 1", jobs=2, running=1) == [
+        "Not Running: Group has reached queue workq running limit."]
 
 
 def test_max_group_res_is_a_generic_group_resource_limit(pbs: FakeCluster) -> None:
     """lim_setlimits: max_group_res.ncpus is [g:PBS_GENERIC]; check_queue_max_group_res gives
     QUEUE_GROUP_RES_LIMIT_REACHED."""
-    pbs.qmgr("set queue workq max_group_res.ncpus = 2")
-    jobs = sleepers(pbs, 3)
-    assert settle(pbs, jobs, 2) == [
+    assert held_back(pbs, "set queue workq max_group_res.ncpus = 2", jobs=3, running=2) == [
         "Not Running: Queue workq per-group limit reached on resource ncpus"]
