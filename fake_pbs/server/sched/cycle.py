@@ -147,6 +147,10 @@ def _eligible(job: Attrs, queues: Mapping[str, Attrs], now: float) -> bool:
     return _number(job.get("Execution_Time")) <= now
 
 
+#: resource name -> type, for comparing amounts against the run limits
+_KINDS = {name: defn.type for name, defn in default_resources().items()}
+
+
 def _not_started(job: Attrs, queues: Mapping[str, Attrs]) -> bool:
     """A queued job of a stopped execution queue (query_queues: QUEUE_NOT_STARTED)."""
     queue = queues.get(job.get("queue", ""))
@@ -219,12 +223,13 @@ class _Cycle:
         self.qrun = qrun
         self.server_limits = runlimits.limits_of(server or {})
         self.queue_limits = {name: runlimits.limits_of(queue) for name, queue in queues.items()}
-        self.kinds = {name: defn.type for name, defn in default_resources().items()}
+        # counting the running jobs is work for every cycle: only when a run limit is set
+        self.limited = any(limits.counts or limits.resources for limits in
+                           [self.server_limits, *self.queue_limits.values()])
         self.usage = runlimits.Usage()
         for job in jobs:
             if job.get("job_state") == "R":
-                self.usage.add(job.get("queue", ""), _entity(job), _request_amounts(job),
-                               self.kinds)
+                self.count_running(job)
         self.queues = queues
         self.jobs = jobs
         self.now = now
@@ -309,8 +314,7 @@ class _Cycle:
                     self.fail(job, outcome.comment)
                 continue
             if isinstance(outcome, Placement):
-                self.usage.add(job.get("queue", ""), _entity(job), _request_amounts(job),
-                               self.kinds)
+                self.count_running(job)
                 self.considered(job, RUN)
                 self.count_subjob(job)
                 continue
@@ -322,6 +326,11 @@ class _Cycle:
             self.fail(job, outcome.comment)
         return self.result
 
+    def count_running(self, job: Attrs) -> None:
+        """``job`` runs: it counts towards the run limits (when any is set)."""
+        if self.limited:
+            self.usage.add(job.get("queue", ""), _entity(job), _request_amounts(job), _KINDS)
+
     def held_back(self, job: Attrs) -> Optional[str]:
         """check_limits (limits.cpp), which a qrun'd job bypasses (is_ok_to_run)."""
         if self.qrun is not None and job.get("id") == self.qrun:
@@ -331,7 +340,7 @@ class _Cycle:
         if limits is None or not (limits.counts or limits.resources or
                                   self.server_limits.counts or self.server_limits.resources):
             return None
-        return runlimits.held_back(_entity(job), queue, _request_amounts(job), self.kinds,
+        return runlimits.held_back(_entity(job), queue, _request_amounts(job), _KINDS,
                                    limits, self.server_limits, self.usage)
 
     def capped(self, job: Attrs) -> bool:
