@@ -14,6 +14,7 @@ from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tup
 from fake_pbs.model import runlimits
 from fake_pbs.model.entlimits import Entity
 from fake_pbs.model.errors import PbsError
+from fake_pbs.model.jobdefaults import prefixed
 from fake_pbs.model.nodes import DEFAULT_CONSUMABLES, VNode, build_vnodes, parse_exec_host, \
     parse_exec_vnode, resource_amount
 from fake_pbs.model.placement import Failure, Placement, commit, place_job
@@ -175,8 +176,7 @@ def _entity(job: Attrs) -> Entity:
 
 
 def _request_amounts(job: Attrs) -> Dict[str, str]:
-    return {key[len("Resource_List."):]: value for key, value in job.items()
-            if key.startswith("Resource_List.")}
+    return prefixed(job, "Resource_List")
 
 
 def _holding(job: Attrs, consumables: Sequence[str]
