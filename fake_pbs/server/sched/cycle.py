@@ -459,7 +459,7 @@ def _subjob_caps(jobs: Sequence[Attrs]) -> Dict[str, List[int]]:
     """array id -> [max_run_subjobs, subjobs running] for the arrays that set a cap."""
     caps = {job["id"]: [int(_number(job.get("max_run_subjobs"))), 0] for job in jobs
             if job.get("array") == "True" and job.get("max_run_subjobs", "") != ""}
-    for job in jobs:
+    for job in jobs if caps else ():
         cap = caps.get(job.get("array_id", ""))
         if cap is not None and job.get("job_state") == "R":  # server_info.cpp: running_jobs
             cap[1] += 1
