@@ -65,18 +65,26 @@ SPECIFIC = "specific"
 GENERIC_HIT = "generic"
 
 
-def _exceeds(limits: Limits, kind: str, name: str, total: float,
-             parse_limit: Callable[[str], float]) -> Optional[str]:
-    """check_single_entity_ct / _res: a specific limit wins over the generic one."""
+def limit_for(limits: Limits, kind: str, name: str) -> Optional[Tuple[str, bool]]:
+    """The limit on entity ``name`` of ``kind`` and whether it is its own (``[u:bob=2]``):
+    a specific limit replaces the generic one; the overall kind (``o``) has no generic."""
     specific = limits.get((kind, name))
     if specific is not None:
-        return SPECIFIC if total > parse_limit(specific) else None
-    if kind == "o":
-        return None
-    generic = limits.get((kind, GENERIC))
-    if generic is not None and total > parse_limit(generic):
-        return GENERIC_HIT
+        return specific, True
+    if kind != "o":
+        generic = limits.get((kind, GENERIC))
+        if generic is not None:
+            return generic, False
     return None
+
+
+def _exceeds(limits: Limits, kind: str, name: str, total: float,
+             parse_limit: Callable[[str], float]) -> Optional[str]:
+    """check_single_entity_ct / _res: ``total`` above the limit that applies."""
+    found = limit_for(limits, kind, name)
+    if found is None or total <= parse_limit(found[0]):
+        return None
+    return SPECIFIC if found[1] else GENERIC_HIT
 
 
 # -- job counts (max_queued, queued_jobs_threshold) -------------------------------------------

@@ -94,14 +94,6 @@ class Usage:
                     self.amounts[rkey] = self.amounts.get(rkey, 0.0) + amount
 
 
-def _limit_for(limits: Limits, kind: str, name: str) -> Optional[Tuple[str, bool]]:
-    if (kind, name) in limits:
-        return limits[(kind, name)], True
-    if kind != "o" and (kind, GENERIC) in limits:
-        return limits[(kind, GENERIC)], False
-    return None
-
-
 def held_back(who: Entity, queue: str, request: Mapping[str, str], kinds: Mapping[str, str],
               queue_limits: ObjectLimits, server_limits: ObjectLimits,
               usage: Usage) -> Optional[str]:
@@ -109,7 +101,7 @@ def held_back(who: Entity, queue: str, request: Mapping[str, str], kinds: Mappin
     scopes = ((queue, queue_limits), (None, server_limits))
     for scope, limits in scopes:
         for kind in _ORDER:
-            found = _limit_for(limits.counts, kind, who.name(kind))
+            found = entlimits.limit_for(limits.counts, kind, who.name(kind))
             if found is None:
                 continue
             try:
@@ -125,7 +117,7 @@ def held_back(who: Entity, queue: str, request: Mapping[str, str], kinds: Mappin
                 res_limits = limits.resources.get(res)
                 if not res_limits:
                     continue
-                found = _limit_for(res_limits, kind, who.name(kind))
+                found = entlimits.limit_for(res_limits, kind, who.name(kind))
                 if found is None:
                     continue
                 kind_of = kinds.get(res, "long")

@@ -110,7 +110,7 @@ def resource_kinds(app: Any) -> Dict[str, str]:
 
 def _count_limits(app: Any, job: Job, queue_name: str, adding: int, new_job: bool) -> None:
     state = app.state
-    live = state.live_jobs()
+    live: Optional[List[Job]] = None  # the job table is walked only when a limit is set
     scopes: List[Tuple[Attrs, Optional[str]]] = [(state.queues[queue_name], queue_name)]
     if new_job:
         scopes.append((state.server, None))
@@ -119,6 +119,8 @@ def _count_limits(app: Any, job: Job, queue_name: str, adding: int, new_job: boo
             limits = entlimits.parse(attrs.get(attr))
             if not limits:
                 continue
+            if live is None:
+                live = state.live_jobs()
             usage = count_usage(live, where, queued_only)
             text = entlimits.check_count(limits, entity(job), usage, adding, where, queued_only)
             if text is not None:
@@ -128,14 +130,16 @@ def _count_limits(app: Any, job: Job, queue_name: str, adding: int, new_job: boo
 def _resource_limits(app: Any, job: Job, queue_name: str, adding: int,
                      kinds: Dict[str, str]) -> None:
     state = app.state
-    # a job already counted (qalter) counts with its new request instead of its old one
-    live = [other for other in state.live_jobs() if other.get("_id") != job.get("_id")]
+    live: Optional[List[Job]] = None  # the job table is walked only when a limit is set
     request = requested(job)
     for attrs, where in ((state.queues[queue_name], queue_name), (state.server, None)):
         for attr, queued_only in (("max_queued_res", False), ("queued_jobs_threshold_res", True)):
             limits = entlimits.by_resource(attrs, attr)
             if not limits:
                 continue
+            if live is None:
+                # a job already counted (qalter) counts with its new request, not its old one
+                live = [other for other in state.live_jobs() if other.get("_id") != job.get("_id")]
             usage = resource_usage(live, where, queued_only, limits, kinds)
             text = entlimits.check_resources(limits, kinds, entity(job), usage, request, adding,
                                              where, queued_only)

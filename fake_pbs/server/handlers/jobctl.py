@@ -343,12 +343,10 @@ def alterjob(ctx: Context, request: Dict[str, Any]) -> None:
 
 def _apply_resources(app: ServerApp, job: Job, changes: Dict[str, str]) -> None:
     """The job's Resource_List with the changes, derived values and defaults made again."""
-    resources = {k.split(".", 1)[1]: v for k, v in changes.items()
-                 if k.startswith("Resource_List.")}
+    resources = enqueue.requested(changes)
     if not resources:
         return
-    current = {k.split(".", 1)[1]: v for k, v in job.items()
-               if k.startswith("Resource_List.")}
+    current = enqueue.requested(job)
     if "select" in resources:
         for derived in ("ncpus", "nodect", "mem"):
             current.pop(derived, None)

@@ -14,6 +14,7 @@ from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tup
 from fake_pbs.model import runlimits
 from fake_pbs.model.entlimits import Entity
 from fake_pbs.model.errors import PbsError
+from fake_pbs.model.jobdefaults import prefixed
 from fake_pbs.model.nodes import DEFAULT_CONSUMABLES, VNode, build_vnodes, parse_exec_host, \
     parse_exec_vnode, resource_amount
 from fake_pbs.model.placement import Failure, Placement, commit, place_job
@@ -147,6 +148,10 @@ def _eligible(job: Attrs, queues: Mapping[str, Attrs], now: float) -> bool:
     return _number(job.get("Execution_Time")) <= now
 
 
+#: resource name -> type, for comparing amounts against the run limits
+_KINDS = {name: defn.type for name, defn in default_resources().items()}
+
+
 def _not_started(job: Attrs, queues: Mapping[str, Attrs]) -> bool:
     """A queued job of a stopped execution queue (query_queues: QUEUE_NOT_STARTED)."""
     queue = queues.get(job.get("queue", ""))
@@ -171,8 +176,7 @@ def _entity(job: Attrs) -> Entity:
 
 
 def _request_amounts(job: Attrs) -> Dict[str, str]:
-    return {key[len("Resource_List."):]: value for key, value in job.items()
-            if key.startswith("Resource_List.")}
+    return prefixed(job, "Resource_List")
 
 
 def _holding(job: Attrs, consumables: Sequence[str]
@@ -219,12 +223,13 @@ class _Cycle:
         self.qrun = qrun
         self.server_limits = runlimits.limits_of(server or {})
         self.queue_limits = {name: runlimits.limits_of(queue) for name, queue in queues.items()}
-        self.kinds = {name: defn.type for name, defn in default_resources().items()}
+        # counting the running jobs is work for every cycle: only when a run limit is set
+        self.limited = any(limits.counts or limits.resources for limits in
+                           [self.server_limits, *self.queue_limits.values()])
         self.usage = runlimits.Usage()
         for job in jobs:
             if job.get("job_state") == "R":
-                self.usage.add(job.get("queue", ""), _entity(job), _request_amounts(job),
-                               self.kinds)
+                self.count_running(job)
         self.queues = queues
         self.jobs = jobs
         self.now = now
@@ -309,8 +314,7 @@ class _Cycle:
                     self.fail(job, outcome.comment)
                 continue
             if isinstance(outcome, Placement):
-                self.usage.add(job.get("queue", ""), _entity(job), _request_amounts(job),
-                               self.kinds)
+                self.count_running(job)
                 self.considered(job, RUN)
                 self.count_subjob(job)
                 continue
@@ -322,6 +326,11 @@ class _Cycle:
             self.fail(job, outcome.comment)
         return self.result
 
+    def count_running(self, job: Attrs) -> None:
+        """``job`` runs: it counts towards the run limits (when any is set)."""
+        if self.limited:
+            self.usage.add(job.get("queue", ""), _entity(job), _request_amounts(job), _KINDS)
+
     def held_back(self, job: Attrs) -> Optional[str]:
         """check_limits (limits.cpp), which a qrun'd job bypasses (is_ok_to_run)."""
         if self.qrun is not None and job.get("id") == self.qrun:
@@ -331,7 +340,7 @@ class _Cycle:
         if limits is None or not (limits.counts or limits.resources or
                                   self.server_limits.counts or self.server_limits.resources):
             return None
-        return runlimits.held_back(_entity(job), queue, _request_amounts(job), self.kinds,
+        return runlimits.held_back(_entity(job), queue, _request_amounts(job), _KINDS,
                                    limits, self.server_limits, self.usage)
 
     def capped(self, job: Attrs) -> bool:
@@ -450,7 +459,7 @@ def _subjob_caps(jobs: Sequence[Attrs]) -> Dict[str, List[int]]:
     """array id -> [max_run_subjobs, subjobs running] for the arrays that set a cap."""
     caps = {job["id"]: [int(_number(job.get("max_run_subjobs"))), 0] for job in jobs
             if job.get("array") == "True" and job.get("max_run_subjobs", "") != ""}
-    for job in jobs:
+    for job in jobs if caps else ():
         cap = caps.get(job.get("array_id", ""))
         if cap is not None and job.get("job_state") == "R":  # server_info.cpp: running_jobs
             cap[1] += 1
