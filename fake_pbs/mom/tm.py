@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 from fake_pbs import paths
 from fake_pbs.model.errors import (PBSE_BADSTATE, PBSE_HOOK_REJECT, PBSE_IVALREQ, PBSE_UNKJOBID,
                                    PbsError)
+from fake_pbs.model.tmcodes import TM_EHOOK, TM_ENOPROC, TM_ENOTFOUND, TM_EOWNER, TM_ESESSION
 from fake_pbs.mom import hookpoints, hostnames, siteenv, tasks
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.durable import read_json
@@ -35,9 +36,6 @@ TASK_PATH = "/bin:/usr/bin"
 MAX_WAIT = 30.0
 TM_OPS = frozenset(("tm_spawn", "task_start", "task_wait", "task_usage",
                     "task_kill", "tm_attach", "task_sister"))  # TaskManager.handle's requests
-# tm_attach's answers (src/include/tm_.h), as the mom's reply {tm_error}
-TM_ESYSTEM, TM_ENOTFOUND, TM_ESESSION = 17000, 17006, 17008
-TM_EOWNER, TM_ENOPROC, TM_EHOOK = 17010, 17011, 17012
 
 
 def task_hosts(job: Mapping[str, Any], primary: str) -> List[str]:

@@ -14,6 +14,7 @@ from fake_pbs import paths, protocol
 from fake_pbs.model import states as st
 from fake_pbs.model.errors import (PBSE_BADSTATE, PBSE_HISTJOBID, PBSE_IVALREQ,
                                    PBSE_NORELYMOM, PBSE_PERM, PBSE_UNKJOBID, PbsError)
+from fake_pbs.model.tmcodes import TM_ENOTFOUND, TM_EUSER
 from fake_pbs.server.execclient import primary_host
 from fake_pbs.server.handlers.common import find_job, is_owner
 from fake_pbs.server.handlers.registry import Context, handler
@@ -81,10 +82,6 @@ def tm_kill(ctx: Context, request: Dict[str, Any]) -> Any:
     if not isinstance(signum, int) or not 0 < signum < 65:
         raise PbsError(PBSE_IVALREQ)
     return _mom(ctx, host, "task_kill", job=jobid, task=task, signal=signum)
-
-
-# tm_attach's refusals (src/include/tm_.h)
-TM_ENOTFOUND, TM_EUSER = 17006, 17009
 
 
 class TmRefusal(Exception):
