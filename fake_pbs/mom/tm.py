@@ -188,8 +188,10 @@ class TaskManager:
         """PBS's TM_ATTACH (mom_comm.c tm_request): the session of ``pid`` becomes a task of
         the job on this host, killed and counted with it.  {task} or {tm_error}; the caller
         (the server) has checked that the requester owns the job."""
-        primary = self._primary_job(jobid) is not None
-        job = self._primary_job(jobid) or self._sister_job(jobid)
+        job = self._primary_job(jobid)
+        primary = job is not None
+        if job is None:
+            job = self._sister_job(jobid)
         jobdir = self.ctx.layout.job(jobid).dir
         if job is None or (jobdir / "exit.json").exists():
             return {"tm_error": TM_ENOTFOUND}
