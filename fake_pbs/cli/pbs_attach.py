@@ -20,6 +20,7 @@ import sys
 
 from fake_pbs.cli import common, jobctl, tmcalls
 from fake_pbs.cli.posix_getopt import OptionError, strict
+from fake_pbs.model.tmcodes import TM_ESESSION, ecname
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -114,13 +115,13 @@ def body(argv: List[str]) -> int:
     # which names no host of the job (the server then asks the primary's mom).
     host = values.get("h") or socket.gethostname()
     code = tmcalls.attach(jobid, host, pid)
-    if code not in (0, tmcalls.TM_ESESSION):
-        sys.stderr.write("%s: tm_attach: %s\n" % (name, tmcalls.TmError(code).name))
+    if code not in (0, TM_ESESSION):
+        sys.stderr.write("%s: tm_attach: %s\n" % (name, ecname(code)))
         return 1
     if "P" in values:
         code = tmcalls.attach(jobid, host, os.getppid())
-        if code not in (0, tmcalls.TM_ESESSION):
-            sys.stderr.write("%s: tm_attach parent: %s\n" % (name, tmcalls.TmError(code).name))
+        if code not in (0, TM_ESESSION):
+            sys.stderr.write("%s: tm_attach parent: %s\n" % (name, ecname(code)))
     if args:
         _exec(args)
     return 0

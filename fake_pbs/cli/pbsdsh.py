@@ -14,6 +14,7 @@ import sys
 from fake_pbs import leanos
 from fake_pbs.cli import common, jobctl, tmcalls
 from fake_pbs.cli.posix_getopt import OptionError, strict
+from fake_pbs.model.tmcodes import TM_EBADENVIRONMENT, TM_ESYSTEM
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -111,13 +112,13 @@ def body(argv: List[str]) -> int:
         return 1
     jobid = leanos.getenv("PBS_JOBID")
     if not jobid:
-        return _tm_failed(name, "tm_init", tmcalls.TM_EBADENVIRONMENT)
+        return _tm_failed(name, "tm_init", TM_EBADENVIRONMENT)
     try:
         numnodes = len(tmcalls.node_lines(leanos.getenv("PBS_NODEFILE") or ""))
     except OSError:
-        return _tm_failed(name, "tm_nodeinfo", tmcalls.TM_ESYSTEM)
+        return _tm_failed(name, "tm_nodeinfo", TM_ESYSTEM)
     if numnodes == 0:
-        return _tm_failed(name, "tm_nodeinfo", tmcalls.TM_ESYSTEM)
+        return _tm_failed(name, "tm_nodeinfo", TM_ESYSTEM)
     if onenode >= 0:
         start, stop = onenode, onenode + 1
     elif ncopies >= 0:

@@ -34,21 +34,16 @@ import time
 from fake_pbs import leanos, paths, verified_connect
 from fake_pbs.cli import common
 from fake_pbs.model.errors import PbsError
+from fake_pbs.mom.ptyrelay import KIND_DATA, KIND_TERM, KIND_WINSIZE, frame
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, List, Optional, Union
 
-# The job side's frames (fake_pbs/mom/ptyrelay.py: kind byte, 2-byte length, payload).
-_FRAME = struct.Struct(">cH")
 STATUS_EVERY = 2.0      # how often the server is asked whether the job still exists
 POLL_FIRST, POLL_MAX = 0.05, 0.25
 TICK = 0.2
 DEFAULT_WINSIZE = (20, 80, 0, 0)  # qsub_sup.c: when the size cannot be read
-
-
-def _frame(kind: bytes, payload: bytes) -> bytes:
-    return _FRAME.pack(kind, len(payload)) + payload
 
 
 def _winsize() -> bytes:
@@ -146,7 +141,8 @@ def _handshake(conn: Any, jobid: str) -> bool:
         sys.stderr.write("qsub: invalid job name from execution server\n")
         return False
     term = leanos.environ().get("TERM") or "unknown"
-    conn.sendall(_frame(b"t", term.encode("utf-8", "replace")) + _frame(b"w", _winsize()))
+    conn.sendall(frame(KIND_TERM, term.encode("utf-8", "replace"))
+                 + frame(KIND_WINSIZE, _winsize()))
     return True
 
 
@@ -205,7 +201,7 @@ def _relay(conn: Any, saved: List[Any]) -> None:
         size = _winsize()
         if size != sent_size:  # looked at every tick: the runner does not forward SIGWINCH
             sent_size = size
-            conn.sendall(_frame(b"w", size))
+            conn.sendall(frame(KIND_WINSIZE, size))
         if conn in ready:
             data = conn.recv(65536)
             if not data:
@@ -222,7 +218,7 @@ def _relay(conn: Any, saved: List[Any]) -> None:
             if sending is None:
                 return
             if sending:
-                conn.sendall(_frame(b"d", sending))
+                conn.sendall(frame(KIND_DATA, sending))
 
 
 def attend(jobid: str) -> int:

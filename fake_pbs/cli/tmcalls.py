@@ -11,24 +11,12 @@ import time
 
 from fake_pbs.cli import common
 from fake_pbs.model.errors import PbsError
+from fake_pbs.model.tmcodes import TM_ENOTCONNECTED, TM_ENOTFOUND, TM_ESYSTEM, ecname
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Dict, List, Optional, Tuple
 
-# TM error codes (src/include/tm_.h) and what get_ecname prints for them (src/lib/Libifl/tm.c).
-TM_ESYSTEM = 17000
-TM_ENOTCONNECTED = 17002
-TM_EBADENVIRONMENT = 17005
-TM_ENOTFOUND = 17006
-TM_ESESSION = 17008
-_EC_TEXTS = {TM_ESYSTEM: "system error - MOM cannot be contacted",
-             TM_ENOTCONNECTED: "not connected", 17003: "unknown command",
-             17004: "not implemented/supported", TM_EBADENVIRONMENT: "bad environment",
-             TM_ENOTFOUND: "no matching job found", TM_ESESSION: "session is already attached",
-             17009: "user not permitted to attach", 17010: "process owner does not match job",
-             17011: "process does not exist",
-             17012: "a hook has rejected the task manager request"}
 OBIT_WAIT = 0.5  # seconds per obit request while several tasks are watched
 
 
@@ -39,8 +27,8 @@ class TmError(Exception):
 
     @property
     def name(self) -> str:
-        """get_ecname: the code's text and the code, ``no matching job found (17006)``."""
-        return "%s (%d)" % (_EC_TEXTS.get(self.code, "unknown"), self.code)
+        """get_ecname's words for the code (fake_pbs/model/tmcodes.py)."""
+        return ecname(self.code)
 
 
 def node_lines(nodefile: str) -> List[str]:

@@ -22,7 +22,6 @@ import os
 import shutil
 import socket
 import stat
-import struct
 import threading
 import time
 from pathlib import Path
@@ -39,17 +38,13 @@ from fake_pbs.mom.sisters import DropConnection, SisterJobs
 from fake_pbs.mom.tm import TM_OPS, TaskManager
 from fake_pbs.protocol import LineChannel, Message, ok
 from fake_pbs.unixaccept import accept
+from fake_pbs.verified_connect import peer_uid
 from fake_pbs.workers import Workers
 
 STREAM_POLL = 1.0
 DRAIN_SECONDS = 10.0  # bound on a phased stop (fake-pbs stop waits 15 s before SIGKILL)
 DISCARD_WAIT = 60.0  # bound on waiting for the previous run's cleanup (execjob_end alarm)
 ARRIVAL_WAIT = 30.0  # bound on waiting for a job being taken in
-
-
-def peer_uid(sock: socket.socket) -> int:
-    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
-    return int(struct.unpack("3i", creds)[1])
 
 
 def _same_run(held: Dict[str, Any], spec: Dict[str, Any]) -> bool:

@@ -445,22 +445,17 @@ class MomJob:
         uid, gid = self._owner()
         return {"uid": uid, "gid": gid, "user": str(self.job.get("user", ""))}
 
-    def _stage_log(self, result: Dict[str, Any], direction: str, took: float) -> None:
-        """The mom's log of a copy request: each line of the work, the bad list as req_cpyfile
-        logs it over TPP, then ``Staged N/M items in|out``."""
-        log = self.ctx.log
+    def _write_stage_log(self, result: Dict[str, Any]) -> None:
+        """The log lines of a copy request's work (fake_pbs/mom/staging.py)."""
         for mask, cls, name, text in result.get("log", []):
-            log.write(int(mask), str(cls), str(name), str(text))
-        bad = [str(line) for line in result.get("bad", [])]
-        if bad:
-            log.job(self.jobid, "Job files not copied:---->>>>", 0x0100)
-            for line in bad:
-                log.job(self.jobid, line, 0x0100)
-            log.job(self.jobid, "---->>>>", 0x0100)
-        seconds = int(took)
-        log.job(self.jobid, "Staged %d/%d items %s over %d:%02d:%02d"
-                % (int(result.get("done", 0)), int(result.get("total", 0)), direction,
-                   seconds // 3600, seconds // 60 % 60, seconds % 60), 0x0100)
+            self.ctx.log.write(int(mask), str(cls), str(name), str(text))
+
+    def _log_staged(self, done: int, total: int, direction: str, began: float) -> None:
+        """req_cpyfile's closing line: ``Staged N/M items in|out over H:MM:SS``."""
+        took = int(time.monotonic() - began)
+        self.ctx.log.job(self.jobid, "Staged %d/%d items %s over %d:%02d:%02d"
+                         % (done, total, direction, took // 3600, took // 60 % 60, took % 60),
+                         0x0100)
 
     def _stage_in(self) -> bool:
         """The stage-in PBS's server asks for before it sends the job (req_runjob.c
@@ -472,7 +467,11 @@ class MomJob:
         self.ctx.log.job(self.jobid, "copy file request received", 0x0080)
         began = time.monotonic()
         result = staging.run_as_owner(self._stage_request("in", value), self._identity())
-        self._stage_log(result, "in", time.monotonic() - began)
+        self._write_stage_log(result)
+        # the bad list as req_cpyfile logs it over TPP
+        Report(self.ctx.log, self.jobid, self._owner_name(), self.ctx.host).summary(
+            [str(line) for line in result.get("bad", [])])
+        self._log_staged(int(result.get("done", 0)), int(result.get("total", 0)), "in", began)
         if not result.get("bad"):
             self.events.append("stagedin")
             return True
@@ -874,8 +873,7 @@ class MomJob:
         # req_jobobit.c/job_func.c: an interactive job's output was its terminal: no file
         streams = ([] if is_interactive(attrs)
                    else deliveries(job_streams(attrs, self.files, home_dir)))
-        owner = str(attrs.get("euser") or str(attrs.get("Job_Owner", "")).split("@")[0])
-        report = Report(self.ctx.log, self.jobid, owner, self.ctx.host)
+        report = Report(self.ctx.log, self.jobid, self._owner_name(), self.ctx.host)
         began = time.monotonic()
         sleep = self._copy_pause if self.ctx.pace.copy_pauses else _no_pause
         paused: List[float] = []
@@ -891,7 +889,6 @@ class MomJob:
         done, attempted = deliver(streams, launch, self.ctx.layout.undelivered,
                                   bool(launch.get("drop_privileges")), report, pause,
                                   summarize=False)
-        attrs = self.job.get("attrs", {})
         result: Dict[str, Any] = {"done": 0, "total": 0, "bad": [], "log": []}
         request = self._stage_request("out", attrs.get("stageout"))
         if request["pairs"]:
@@ -900,16 +897,12 @@ class MomJob:
                 result["total"] = len(request["pairs"])
             else:
                 result = staging.run_as_owner(request, self._identity())
-            for mask, cls, name, text in result.get("log", []):
-                self.ctx.log.write(int(mask), str(cls), str(name), str(text))
+            self._write_stage_log(result)
         report.summary(list(result.get("bad", [])))
         done += int(result.get("done", 0))
         attempted += int(result.get("total", 0))
         if attempted:
-            took = int(time.monotonic() - began)
-            self.ctx.log.job(self.jobid, "Staged %d/%d items out over %d:%02d:%02d"
-                             % (done, attempted, took // 3600, took // 60 % 60, took % 60),
-                             0x0100)
+            self._log_staged(done, attempted, "out", began)
         if attrs.get("stagein"):
             # the server's delete files request for the staged-in files (req_jobobit.c
             # STAGEDEL, after the copy; process_request.c logs its arrival)

@@ -11,7 +11,7 @@ import time
 
 TYPE_CHECKING = False  # typing stays out of the per-job shepherd's start-up
 if TYPE_CHECKING:
-    from typing import Dict, List, Optional, Set
+    from typing import Dict, List, Optional, Set, Tuple
 
 
 def _stat_fields(pid: int) -> Optional[List[bytes]]:
@@ -56,24 +56,25 @@ def same_process_alive(pid: int, ticks: Optional[int]) -> bool:
     return fields[0].decode() not in ("Z", "X")
 
 
-def session_members(sid: int) -> List[int]:
-    """Every live process whose session id is ``sid``."""
-    members: List[int] = []
+def _session_stats(sid: int) -> List[Tuple[int, List[bytes]]]:
+    """(pid, stat fields) of every live process whose session id is ``sid``: one pass over
+    /proc, each stat read once (the mom's poll samples a job's session every second)."""
+    members: List[Tuple[int, List[bytes]]] = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
+        fields = _stat_fields(int(name))
         try:
-            with open("/proc/%s/stat" % name, "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2:].split()
-        try:
-            if int(fields[3]) == sid and fields[0] not in (b"Z", b"X"):
-                members.append(int(name))
+            if fields is not None and int(fields[3]) == sid and fields[0] not in (b"Z", b"X"):
+                members.append((int(name), fields))
         except (IndexError, ValueError):
             continue
     return members
+
+
+def session_members(sid: int) -> List[int]:
+    """Every live process whose session id is ``sid``."""
+    return [pid for pid, _ in _session_stats(sid)]
 
 
 def session_usage(sid: int) -> "Dict[str, int]":
@@ -83,13 +84,7 @@ def session_usage(sid: int) -> "Dict[str, int]":
     tick = float(os.sysconf("SC_CLK_TCK"))
     page_kb = os.sysconf("SC_PAGE_SIZE") // 1024
     ticks = rss = vsize = 0
-    for pid in session_members(sid):
-        try:
-            with open("/proc/%d/stat" % pid, "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue  # it ended since the scan
-        fields = stat[stat.rfind(b")") + 2:].split()
+    for _, fields in _session_stats(sid):
         try:
             ticks += int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
             vsize += int(fields[20])

@@ -20,7 +20,8 @@ whenever qsub's window changes), ``d`` keyboard bytes.  Shepherd -> qsub: first 
 and a newline (qsub checks it, as PBS's qsub does), then the terminal's output as it comes;
 the end of the stream is the end of the job.
 
-Standard library only, and imported by the shepherd only for an interactive job.
+Standard library only (and verified_connect, which the shepherd has loaded already), and
+imported by the shepherd only for an interactive job.
 """
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ import socket
 import struct
 import termios
 import time
+
+from fake_pbs.verified_connect import peer_uid
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -146,8 +149,7 @@ class Session:
             if not ready:
                 continue
             conn, _ = self.listener.accept()
-            raw = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
-            if struct.unpack("3i", raw)[1] != self.uid:
+            if peer_uid(conn) != self.uid:
                 conn.close()  # another user: not a byte of the session
                 continue
             if self._handshake(conn):

@@ -35,16 +35,10 @@ from typing import Any, Dict, List, Mapping, NamedTuple, Optional, Tuple
 
 from fake_pbs.hooks import runas
 from fake_pbs.model import ecl
+from fake_pbs.mom.delivery import CP, TRIES, pause_after
+from fake_pbs.mom.momlog import EV_ADMIN, EV_DEBUG, EV_ERROR
 
-CP = "/bin/cp"
-TRIES = 4
 WORK_TIMEOUT = 600.0  # bound on one stage request (four tries of each file, with pauses)
-
-# Log event masks PBS uses for these lines (log.h): ERROR, ADMIN, DEBUG, DEBUG2.
-EV_ERROR = 0x0001
-EV_ADMIN = 0x0004
-EV_DEBUG = 0x0080
-EV_DEBUG2 = 0x0100
 
 
 class Pair(NamedTuple):
@@ -78,11 +72,6 @@ def for_subjob(pairs: List[Pair], jobid: str) -> List[Pair]:
         return pairs
     return [Pair(p.local.replace(ARRAY_INDEX_TAG, index, 1), p.host,
                  p.remote.replace(ARRAY_INDEX_TAG, index, 1)) for p in pairs]
-
-
-def pause_after(attempt: int) -> float:
-    """sys_copy's sleep after a failed try: none after odd tries, else ``try / 2 * 10 + 1``."""
-    return 0.0 if attempt % 2 else float(attempt // 2 * 10 + 1)
 
 
 def pbs_glob(name: str, pattern: str) -> bool:

@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Mapping, Optional, Tuple
 from fake_pbs import paths
 from fake_pbs.model.errors import (PBSE_BADSTATE, PBSE_HOOK_REJECT, PBSE_IVALREQ, PBSE_UNKJOBID,
                                    PbsError)
+from fake_pbs.model.tmcodes import TM_EHOOK, TM_ENOPROC, TM_ENOTFOUND, TM_EOWNER, TM_ESESSION
 from fake_pbs.mom import hookpoints, hostnames, siteenv, tasks
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.durable import read_json
@@ -35,9 +36,6 @@ TASK_PATH = "/bin:/usr/bin"
 MAX_WAIT = 30.0
 TM_OPS = frozenset(("tm_spawn", "task_start", "task_wait", "task_usage",
                     "task_kill", "tm_attach", "task_sister"))  # TaskManager.handle's requests
-# tm_attach's answers (src/include/tm_.h), as the mom's reply {tm_error}
-TM_ESYSTEM, TM_ENOTFOUND, TM_ESESSION = 17000, 17006, 17008
-TM_EOWNER, TM_ENOPROC, TM_EHOOK = 17010, 17011, 17012
 
 
 def task_hosts(job: Mapping[str, Any], primary: str) -> List[str]:
@@ -190,8 +188,10 @@ class TaskManager:
         """PBS's TM_ATTACH (mom_comm.c tm_request): the session of ``pid`` becomes a task of
         the job on this host, killed and counted with it.  {task} or {tm_error}; the caller
         (the server) has checked that the requester owns the job."""
-        primary = self._primary_job(jobid) is not None
-        job = self._primary_job(jobid) or self._sister_job(jobid)
+        job = self._primary_job(jobid)
+        primary = job is not None
+        if job is None:
+            job = self._sister_job(jobid)
         jobdir = self.ctx.layout.job(jobid).dir
         if job is None or (jobdir / "exit.json").exists():
             return {"tm_error": TM_ENOTFOUND}

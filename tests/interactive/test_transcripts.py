@@ -24,7 +24,7 @@ from typing import Any, Dict, Iterator, Tuple
 import pytest
 
 from fake_pbs import paths
-from fake_pbs.cli.qsub_interactive import _frame
+from fake_pbs.mom.ptyrelay import frame
 
 from ..fidelity.harness.normalize import mask
 from ..fidelity.known_differences import INTERACTIVE_DIFFERENCES
@@ -163,8 +163,8 @@ def test_other_user_cannot_reach_the_session(rig: Rig) -> None:
                  "s.connect(sys.argv[1])\ntry:\n    s.sendall(bytes.fromhex(sys.argv[2]))\n"
                  "    print(repr(s.recv(100)))\nexcept (BrokenPipeError, ConnectionResetError):\n"
                  "    print(repr(b''))\n")
-        frames = (_frame(b"t", b"dumb") + _frame(b"w", b"24,80,0,0")
-                  + _frame(b"d", b"id -un > /tmp/x\r")).hex()
+        frames = (frame(b"t", b"dumb") + frame(b"w", b"24,80,0,0")
+                  + frame(b"d", b"id -un > /tmp/x\r")).hex()
         done = rig.run([USER_PYTHON, "-c", knock, sock, frames], user="pbsuser2")
         assert done.returncode == 0, done.stderr
         assert done.stdout.strip() == "b''"

@@ -8,12 +8,13 @@ lets only the job's owner (or root) start tasks of a running job.  The primary m
 host and builds the task (fake_pbs/mom/tm.py); the obit is asked of the task's host, in
 bounded waits the command repeats.
 """
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Set, Tuple
 
 from fake_pbs import paths, protocol
 from fake_pbs.model import states as st
 from fake_pbs.model.errors import (PBSE_BADSTATE, PBSE_HISTJOBID, PBSE_IVALREQ,
                                    PBSE_NORELYMOM, PBSE_PERM, PBSE_UNKJOBID, PbsError)
+from fake_pbs.model.tmcodes import TM_ENOTFOUND, TM_EUSER
 from fake_pbs.server.execclient import primary_host
 from fake_pbs.server.handlers.common import find_job, is_owner
 from fake_pbs.server.handlers.registry import Context, handler
@@ -52,13 +53,18 @@ def tm_spawn(ctx: Context, request: Dict[str, Any]) -> Any:
     return _mom(ctx, primary_host(job), "tm_spawn", job=str(job["_id"]), node=node, argv=argv)
 
 
+def _job_hosts(job: Dict[str, Any]) -> Set[str]:
+    """The hosts of the job's exec_host."""
+    return {part.split("/")[0] for part in str(job.get("exec_host", "")).split("+")}
+
+
 def _task_host(ctx: Context, request: Dict[str, Any]) -> Tuple[str, str, int]:
     """(job id, host, task) of a request naming a task of the caller's job."""
     with ctx.app.state.lock:
         job = find_job(ctx, request, history=True)
         if ctx.caller.uid != 0 and not is_owner(ctx, job):
             raise PbsError(PBSE_PERM)
-        hosts = {part.split("/")[0] for part in str(job.get("exec_host", "")).split("+")}
+        hosts = _job_hosts(job)
     host, task = request.get("host"), request.get("task")
     if not isinstance(host, str) or host not in hosts or not isinstance(task, int):
         raise PbsError(PBSE_IVALREQ)
@@ -81,10 +87,6 @@ def tm_kill(ctx: Context, request: Dict[str, Any]) -> Any:
     if not isinstance(signum, int) or not 0 < signum < 65:
         raise PbsError(PBSE_IVALREQ)
     return _mom(ctx, host, "task_kill", job=jobid, task=task, signal=signum)
-
-
-# tm_attach's refusals (src/include/tm_.h)
-TM_ENOTFOUND, TM_EUSER = 17006, 17009
 
 
 class TmRefusal(Exception):
@@ -131,7 +133,7 @@ def tm_attach(ctx: Context, request: Dict[str, Any]) -> Any:
     except TmRefusal as refusal:
         return {"tm_error": refusal.code}
     primary = primary_host(job)
-    hosts = {part.split("/")[0] for part in str(job.get("exec_host", "")).split("+")}
+    hosts = _job_hosts(job)
     host = request.get("host") if request.get("host") in hosts else primary
     jobid = str(job["_id"])
     reply = _mom(ctx, str(host), "tm_attach", job=jobid, pid=pid)
