@@ -132,11 +132,6 @@ def first_fit(select: str, place: str, nodes: Mapping[str, Mapping[str, str]],
     return None
 
 
-def duration_text(seconds: int) -> str:
-    """``Resource_List.walltime`` of a reservation: its duration as ``HH:MM:SS``."""
-    return "%02d:%02d:%02d" % (seconds // 3600, seconds % 3600 // 60, seconds % 60)
-
-
 #: The order a reservation's Resource_List is kept in: the derived ones, then the request's
 #: select and place, then walltime (R04), then any other by name.
 RESOURCE_ORDER: Sequence[str] = ("ncpus", "nodect", "select", "place", "walltime")

@@ -11,7 +11,7 @@ from fake_pbs.model import acl
 from fake_pbs.model import resv as rmodel
 from fake_pbs.model import rrule
 from fake_pbs.model.attrs import is_true
-from fake_pbs.model.ecl import parse_time
+from fake_pbs.model.ecl import format_time, parse_time
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADTSPEC, PBSE_BADSTATE, PBSE_IVALREQ,
                                    PBSE_NOATTR, PBSE_PERM, PBSE_RESV_FROM_ARRJOB,
                                    PBSE_RESV_FROM_RESVJOB, PBSE_RESVAUTH_G, PBSE_RESVAUTH_H,
@@ -195,7 +195,7 @@ def _resources(ctx: Context, attrs: Attrs, duration: int) -> Attrs:
         if res != "walltime":
             given[res] = value if res == "select" else resourcing.verify(res, value, custom)
     given.setdefault("place", "free")
-    given["walltime"] = rmodel.duration_text(duration)
+    given["walltime"] = format_time(duration)
     derived = resourcing.derive(given, custom)
     derived["place"] = given["place"]
     return {"Resource_List." + k: v for k, v in derived.items()}
@@ -381,7 +381,7 @@ def _retime(ctx: Context, resv: Dict[str, Any], start: int, end: int,
     duration = end - start
     resv["reserve_start"], resv["reserve_end"] = str(start), str(end)
     resv["reserve_duration"] = str(duration)
-    resv["Resource_List.walltime"] = rmodel.duration_text(duration)
+    resv["Resource_List.walltime"] = format_time(duration)
     if resv.get("_later"):
         shift = start - old_start
         resv["_later"] = [int(s) + shift for s in resv["_later"]]
