@@ -21,6 +21,7 @@ from fake_pbs.server import accounting, jobids, lifecycle, resourcing
 from fake_pbs.server.handlers.registry import Context, handler
 from fake_pbs.server.resv import confirm, hooks, records, timeline
 from fake_pbs.server.resv import jobs as resvjobs
+from fake_pbs.server.sched.loop import scheduling_enabled
 
 Attrs = Dict[str, str]
 
@@ -74,7 +75,7 @@ def resv_submit(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
         if job is not None:
             _move_in(ctx, job, resv)
     state = "UNCONFIRMED"
-    if _scheduling(ctx) or maintenance:
+    if scheduling_enabled(app) or maintenance:
         with app.state.store.batch():
             confirmed = confirm.confirm(app, resv)
             if not confirmed and job is not None:
@@ -229,12 +230,6 @@ def _requested_record(ctx: Context, resv: Dict[str, Any]) -> str:
         text += " recurrence_rrule=%s timezone=%s" % (resv["reserve_rrule"],
                                                       resv.get("reserve_timezone", ""))
     return text
-
-
-def _scheduling(ctx: Context) -> bool:
-    state = ctx.app.state
-    return (state.server.get("scheduling", "True") == "True"
-            and state.sched.get("scheduling", "True") == "True")
 
 
 # -- ASAP: -W qmove=<job> ---------------------------------------------------------------------
