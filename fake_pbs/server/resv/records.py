@@ -9,6 +9,7 @@ from typing import Any, Dict, Iterable, List, Optional
 from fake_pbs.model import node_states
 from fake_pbs.model import resv as rmodel
 from fake_pbs.model.errors import PBSE_UNKRESVID, PbsError
+from fake_pbs.model.nodes import is_exclusive
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.logs import ADMIN, DEBUG, JOB, QUE
 
@@ -165,16 +166,10 @@ def untag_nodes(app: ServerApp, resv: Resv) -> None:
             app.state.save_node(name)
 
 
-def exclusive(resv: Resv) -> bool:
-    """place=excl/exclhost: its vnodes are resv-exclusive while it runs."""
-    return any(word in ("excl", "exclhost")
-               for word in str(resv.get("Resource_List.place", "")).split(":"))
-
-
 def mark_exclusive(app: ServerApp, resv: Resv, on: bool) -> None:
     """PBS's INUSE_RESVEXCL: a running exclusive reservation's vnodes say ``resv-exclusive``
     (the scheduler gives them to its jobs only; sched/reserved.py)."""
-    if not exclusive(resv):
+    if not is_exclusive(resv):
         return
     for name in {c["vnode"] for c in rmodel.chunk_list(resv.get("resv_nodes", ""))}:
         node = app.state.nodes.get(name)
