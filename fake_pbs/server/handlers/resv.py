@@ -197,7 +197,12 @@ def _resources(ctx: Context, attrs: Attrs, duration: int) -> Attrs:
             given[res] = value if res == "select" else resourcing.verify(res, value, custom)
     given.setdefault("place", "free")
     given["walltime"] = format_time(duration)
-    derived = resourcing.derive(given, custom)
+    return _resource_list(ctx, given)
+
+
+def _resource_list(ctx: Context, given: Attrs) -> Attrs:
+    """``Resource_List.*``: ``given`` completed by resourcing.derive, its place kept."""
+    derived = resourcing.derive(given, ctx.app.state.objects.get("resource", {}))
     derived["place"] = given["place"]
     return {"Resource_List." + k: v for k, v in derived.items()}
 
@@ -381,14 +386,11 @@ def _retime(ctx: Context, resv: Dict[str, Any], start: int, end: int,
         shift = start - old_start
         resv["_later"] = [int(s) + shift for s in resv["_later"]]
     if select is not None:
-        custom = ctx.app.state.objects.get("resource", {})
         given = {"select": select, "place": resv.get("Resource_List.place", "free"),
                  "walltime": resv["Resource_List.walltime"]}
         for key in [k for k in resv if k.startswith("Resource_List.")]:
             del resv[key]
-        derived = resourcing.derive(given, custom)
-        derived["place"] = given["place"]
-        resv.update({"Resource_List." + k: v for k, v in derived.items()})
+        resv.update(_resource_list(ctx, given))
 
 
 def _reconfirm(ctx: Context, resv: Dict[str, Any]) -> bool:
