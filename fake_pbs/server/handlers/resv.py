@@ -211,8 +211,9 @@ def _occurrences(resv: Dict[str, Any], now: int) -> None:
     """A standing reservation's occurrences (fake_pbs/model/rrule.py, PBS's pbs_ical.c)."""
     tzid = resv.get("reserve_timezone") or _tzid(resv.get("Variable_List", ""))
     start, end = int(resv["reserve_start"]), int(resv["reserve_end"])
-    count = rrule.check_rrule(resv["reserve_rrule"], start, end, tzid)
-    starts = rrule.occurrence_starts(resv["reserve_rrule"], start, tzid, now)[:count]
+    every = rrule.checked_starts(resv["reserve_rrule"], start, end, tzid)
+    count = len(every)
+    starts = rrule.within_horizon(every, now)
     resv["reserve_timezone"] = tzid
     resv["reserve_index"] = "1"
     resv["reserve_count"] = str(count)
