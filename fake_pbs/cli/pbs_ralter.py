@@ -92,10 +92,8 @@ def body(argv: List[str]) -> int:
     if force and not times:
         messages.append("pbs_ralter: No support for requested service")
         errors += 1
-    sys.stderr.write("".join(m + "\n" for m in messages))
     if errors or len(result.operands) != 1:
-        sys.stderr.write(USAGE)
-        return 2
+        return jobctl.usage(USAGE, 2, messages)
     elsewhere = resvcmd.other_server("pbs_ralter", dest)
     if elsewhere is not None:
         sys.stderr.write(elsewhere)

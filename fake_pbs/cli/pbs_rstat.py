@@ -41,8 +41,7 @@ def body(argv: List[str]) -> int:
         elif letter in "BS":
             how = letter
     if result.errors:
-        sys.stderr.write(USAGE)
-        return 1
+        return jobctl.usage(USAGE, 1)
     import time
 
     from fake_pbs.cli.render import resv

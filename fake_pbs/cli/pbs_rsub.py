@@ -276,10 +276,8 @@ def body(argv: List[str]) -> int:
     import time
 
     req = parse(argv, time.time())
-    sys.stderr.write("".join(m + "\n" for m in req.messages))
     if req.errors or not argv:
-        sys.stderr.write(USAGE)
-        return 2
+        return jobctl.usage(USAGE, 2, req.messages)
     problem = environment(req)
     if problem is not None:
         sys.stderr.write(problem)
