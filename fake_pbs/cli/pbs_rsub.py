@@ -17,7 +17,7 @@ from fake_pbs.cli import common, jobctl, resvcmd
 from fake_pbs.cli.posix_getopt import getopt
 from fake_pbs.cli.qsub_options import parse_equal_list, parse_resource_list
 from fake_pbs.model.cvtdate import cvtdate, is_hhmm, rsub_end
-from fake_pbs.model.errors import PBSE_BADHOST
+from fake_pbs.model.errors import PBSE_BADHOST, PbsError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -220,8 +220,6 @@ def _asap(req: Request) -> Optional[Tuple[str, int]]:
     if job is None:
         return "pbs_rsub: illegally formed job identifier: %s\n" % raw, 255
     req.attrs["qmove"] = job
-    from fake_pbs.model.errors import PbsError
-
     try:
         records = list(common.request("statjob", id=job, extend=""))
     except PbsError:
