@@ -5,7 +5,7 @@ req_delete.c ``req_deleteReservation``, req_modify.c ``req_modifyReservation``);
 format is /work/wt/resv-interface.md's (docs/internals.md).  The reservation's life after the
 request is fake_pbs/server/resv/.
 """
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 from fake_pbs.model import acl
 from fake_pbs.model import resv as rmodel
@@ -27,21 +27,29 @@ Attrs = Dict[str, str]
 
 
 # -- pbs_rsub ---------------------------------------------------------------------------------
-@handler("resv_submit")
-def resv_submit(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
-    app = ctx.app
+def _request_attrs(request: Dict[str, Any], allowed: Callable[[str], bool]) -> Attrs:
+    """The request's attributes as text: PBSE_IVALREQ when they are no mapping, PBSE_NOATTR
+    for a name not ``allowed``."""
     raw = request.get("attrs") or {}
     if not isinstance(raw, dict):
         raise PbsError(PBSE_IVALREQ)
     attrs: Attrs = {str(k): str(v) for k, v in raw.items()}
-    for name in attrs:
-        if name not in rmodel.SETTABLE and not name.startswith("Resource_List."):
-            raise PbsError(PBSE_NOATTR)
-    draft: Dict[str, Any] = dict(attrs)
+    if not all(allowed(name) for name in attrs):
+        raise PbsError(PBSE_NOATTR)
+    return attrs
+
+
+def _settable(name: str) -> bool:
+    return name in rmodel.SETTABLE or name.startswith("Resource_List.")
+
+
+@handler("resv_submit")
+def resv_submit(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
+    app = ctx.app
+    draft: Dict[str, Any] = dict(_request_attrs(request, _settable))
     hooks.run(app, "resvsub", draft)  # req_resvSub runs the hook first; it may edit
     # what a hook may change is what a client may send: never the server's own fields
-    attrs = {k: str(v) for k, v in draft.items()
-             if k in rmodel.SETTABLE or k.startswith("Resource_List.")}
+    attrs = {k: str(v) for k, v in draft.items() if _settable(k)}
     _check_admission(ctx)
     # pbs_rsub --hosts: a maintenance reservation, managers and operators only (req_resvSub);
     # PBS's client confirms it on the named vnodes (pbs_confirmresv), the fake's server does
@@ -317,13 +325,7 @@ def resv_alter(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     app = ctx.app
     resv = records.find(app, request.get("id"))
     _owned(ctx, resv)
-    raw = request.get("attrs") or {}
-    if not isinstance(raw, dict):
-        raise PbsError(PBSE_IVALREQ)
-    attrs: Attrs = {str(k): str(v) for k, v in raw.items()}
-    for name in attrs:
-        if name not in _ALTERABLE:
-            raise PbsError(PBSE_NOATTR)
+    attrs = _request_attrs(request, _ALTERABLE.__contains__)
     before = dict(resv)
     start, end = _altered_window(resv, attrs, app.now())
     timed = start != int(resv["reserve_start"]) or end != int(resv["reserve_end"])
