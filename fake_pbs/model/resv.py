@@ -66,6 +66,15 @@ def amounts_of(exec_vnode: str, consumables: Sequence[str]) -> Dict[str, Dict[st
     return held
 
 
+def add_amounts(into: Dict[str, Dict[str, int]],
+                amounts: Mapping[str, Mapping[str, int]]) -> None:
+    """Add ``amounts`` (vnode -> resource -> amount) into ``into``."""
+    for vnode, per in amounts.items():
+        target = into.setdefault(vnode, {})
+        for res, amount in per.items():
+            target[res] = target.get(res, 0) + amount
+
+
 def _overlaps(holding: Holding, start: int, end: int) -> bool:
     return holding.start < end and (holding.end is None or holding.end > start)
 
@@ -79,10 +88,7 @@ def peak_use(holdings: Sequence[Holding], start: int, end: int) -> Dict[str, Dic
         use: Dict[str, Dict[str, int]] = {}
         for holding in inside:
             if holding.start <= moment and (holding.end is None or holding.end > moment):
-                for vnode, amounts in holding.amounts.items():
-                    per = use.setdefault(vnode, {})
-                    for res, amount in amounts.items():
-                        per[res] = per.get(res, 0) + amount
+                add_amounts(use, holding.amounts)
         for vnode, amounts in use.items():
             top = peak.setdefault(vnode, {})
             for res, amount in amounts.items():

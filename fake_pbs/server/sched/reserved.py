@@ -58,11 +58,8 @@ class Reserved:
         for job in jobs:
             if job.get("queue") != queue or job.get("job_state") not in HOLDING_STATES:
                 continue
-            for name, per in rmodel.amounts_of(job.get("exec_vnode", ""),
-                                               self.consumables).items():
-                into = used.setdefault(name, {})
-                for res, amount in per.items():
-                    into[res] = into.get(res, 0) + amount
+            rmodel.add_amounts(used, rmodel.amounts_of(job.get("exec_vnode", ""),
+                                                       self.consumables))
         return used
 
     @staticmethod
@@ -110,10 +107,7 @@ class Reserved:
         for holding in self.future:
             if end is not None and holding.start >= end:
                 continue
-            for name, per in holding.amounts.items():
-                into = held.setdefault(name, {})
-                for res, amount in per.items():
-                    into[res] = into.get(res, 0) + amount
+            rmodel.add_amounts(held, holding.amounts)
         return held
 
     def hold(self, vnodes: Mapping[str, VNode], amounts: Mapping[str, Mapping[str, int]],
