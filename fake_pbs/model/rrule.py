@@ -160,15 +160,8 @@ def _month_days(year: int, month: int, rule: Rule, start: datetime.datetime) -> 
     size = calendar.monthrange(year, month)[1]
     if not rule.by_day:
         return [start.day] if start.day <= size else []  # RFC 5545: an invalid date is skipped
-    days = set()
-    for ordinal, weekday in rule.by_day:
-        matching = [d for d in range(1, size + 1)
-                    if datetime.date(year, month, d).weekday() == weekday]
-        if ordinal == 0:
-            days.update(matching)
-        elif ordinal <= len(matching):
-            days.add(matching[ordinal - 1])
-    return sorted(days)
+    span = [datetime.date(year, month, d) for d in range(1, size + 1)]
+    return [d.day for d in _by_day(span, rule)]
 
 
 def _day_ok(day: datetime.date, rule: Rule) -> bool:
@@ -211,7 +204,7 @@ def _period(rule: Rule, start: datetime.datetime, k: int) -> List[datetime.datet
         if rule.by_day and not rule.by_month:  # BYDAY alone: every matching day of the year
             days = [datetime.date(year, 1, 1) + datetime.timedelta(days=i)
                     for i in range(366 if calendar.isleap(year) else 365)]
-            days = _year_by_day(days, rule)
+            days = _by_day(days, rule)
         else:
             days = [datetime.date(year, m, d) for m in months
                     for d in _month_days(year, m, rule, start)]
@@ -219,7 +212,9 @@ def _period(rule: Rule, start: datetime.datetime, k: int) -> List[datetime.datet
             for d in days for h in hours]
 
 
-def _year_by_day(days: List[datetime.date], rule: Rule) -> List[datetime.date]:
+def _by_day(days: List[datetime.date], rule: Rule) -> List[datetime.date]:
+    """The dates of ``days`` (a month or a year) BYDAY picks: each weekday it names, or that
+    weekday's n-th in the span."""
     picked = set()
     for ordinal, weekday in rule.by_day:
         matching = [d for d in days if d.weekday() == weekday]
