@@ -4,7 +4,7 @@ nodes' ``resv`` lists, and the accounting and log lines PBS writes.
 Reservations are objects of kind ``resv`` in the server's store (``state.objects``), so they
 are committed before a reply and survive a restart like queues and nodes do.
 """
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from fake_pbs.model import node_states
 from fake_pbs.model import resv as rmodel
@@ -143,12 +143,15 @@ def drop_queue(app: ServerApp, resv: Resv) -> None:
 
 
 # -- the nodes' resv lists --------------------------------------------------------------------
+def _resv_vnodes(app: ServerApp, resv: Resv) -> List[Tuple[str, Dict[str, str]]]:
+    """The known vnodes of the reservation's resv_nodes, each once, with their records."""
+    names = {c["vnode"] for c in rmodel.chunk_list(resv.get("resv_nodes", ""))}
+    return [(name, app.state.nodes[name]) for name in names if name in app.state.nodes]
+
+
 def tag_nodes(app: ServerApp, resv: Resv) -> None:
     """Each vnode of resv_nodes lists the reservation first (R22d: newest first)."""
-    for name in {c["vnode"] for c in rmodel.chunk_list(resv.get("resv_nodes", ""))}:
-        node = app.state.nodes.get(name)
-        if node is None:
-            continue
+    for name, node in _resv_vnodes(app, resv):
         names = [n for n in node.get("resv", "").split(", ") if n and n != resv["_id"]]
         node["resv"] = ", ".join([resv["_id"]] + names)
         app.state.save_node(name)
@@ -171,10 +174,7 @@ def mark_exclusive(app: ServerApp, resv: Resv, on: bool) -> None:
     (the scheduler gives them to its jobs only; sched/reserved.py)."""
     if not is_exclusive(resv):
         return
-    for name in {c["vnode"] for c in rmodel.chunk_list(resv.get("resv_nodes", ""))}:
-        node = app.state.nodes.get(name)
-        if node is None:
-            continue
+    for name, node in _resv_vnodes(app, resv):
         old = str(node.get("state", "free"))
         flags = [f for f in old.split(",") if f not in ("free", "resv-exclusive")]
         node["state"] = node_states.compose(flags + (["resv-exclusive"] if on else []))
