@@ -7,6 +7,7 @@ private ``_`` fields, like a job's.  No I/O and no clock: the time is an argumen
 """
 from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
+from fake_pbs.model.attrs import is_true
 from fake_pbs.model.nodes import DEFAULT_CONSUMABLES, VNode, parse_exec_vnode, resource_amount
 from fake_pbs.model.placement import Failure, Placement, commit, place_job
 from fake_pbs.model.select import parse_place, parse_select
@@ -109,7 +110,7 @@ def plan(select: str, place: str, nodes: Mapping[str, Mapping[str, str]],
     vnodes: Dict[str, VNode] = {}
     peak = peak_use(holdings, start, end)
     for name, attrs in nodes.items():
-        if attrs.get("resv_enable", "True").strip().lower() not in ("true", "t", "y", "1"):
+        if not is_true(attrs.get("resv_enable", "True")):
             continue
         shown = {k: v for k, v in attrs.items() if not k.startswith("resources_assigned.")}
         vnode = VNode(name, shown, consumables)
