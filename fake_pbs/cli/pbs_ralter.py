@@ -62,7 +62,7 @@ def body(argv: List[str]) -> int:
                 attrs["reserve_start" if letter == "R" else "reserve_end"] = str(when)
                 times = True
         elif letter == "I":
-            if resvcmd.strtol_whole(value) and resvcmd.strtol_value(value) > 0:
+            if (resvcmd.strtol(value) or 0) > 0:
                 attrs["interactive"] = value
             else:
                 bad = "pbs_ralter: illegal -I time value"
