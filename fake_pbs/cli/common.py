@@ -16,7 +16,7 @@ from fake_pbs.verified_connect import Untrusted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, List, NoReturn, Optional
+    from typing import Any, Callable, Dict, List, NoReturn, Optional
 
 _channel: Optional[LineChannel] = None
 
@@ -75,6 +75,18 @@ def drop_channel() -> None:
 def request(op: str, **args: Any) -> Any:
     """One request to the server; raises :class:`PbsError` on an error reply."""
     return call(server_channel(), op, **args)
+
+
+def wide_ids(server: Optional[Dict[str, Any]]) -> bool:
+    """qstat's and pbs_rstat's test to widen their id columns: the server record's
+    ``max_job_sequence_id`` exceeds 7 digits."""
+    if server is None:
+        return False
+    for item in server.get("attrs", []):
+        if item[0] == "max_job_sequence_id":
+            digits = str(item[1]).strip()
+            return digits.isdigit() and int(digits) > 9999999
+    return False
 
 
 def die(cmd: str, message: str, code: int) -> NoReturn:

@@ -62,7 +62,7 @@ def body(argv: List[str]) -> int:
                 attrs["reserve_start" if letter == "R" else "reserve_end"] = str(when)
                 times = True
         elif letter == "I":
-            if resvcmd.strtol_whole(value) and resvcmd.strtol_value(value) > 0:
+            if (resvcmd.strtol(value) or 0) > 0:
                 attrs["interactive"] = value
             else:
                 bad = "pbs_ralter: illegal -I time value"
@@ -92,10 +92,8 @@ def body(argv: List[str]) -> int:
     if force and not times:
         messages.append("pbs_ralter: No support for requested service")
         errors += 1
-    sys.stderr.write("".join(m + "\n" for m in messages))
     if errors or len(result.operands) != 1:
-        sys.stderr.write(USAGE)
-        return 2
+        return jobctl.usage(USAGE, 2, messages)
     elsewhere = resvcmd.other_server("pbs_ralter", dest)
     if elsewhere is not None:
         sys.stderr.write(elsewhere)

@@ -36,8 +36,7 @@ def body(argv: List[str]) -> int:
         else:
             extra["destqueue"] = value
     if errors or not result.operands:
-        sys.stderr.write(USAGE)
-        return 2
+        return jobctl.usage(USAGE)
     status = 0
     for operand in result.operands:
         resv_id = resvcmd.qualify(operand)

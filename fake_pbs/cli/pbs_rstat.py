@@ -21,15 +21,11 @@ USAGE = "Usage:\n\tpbs_rstat [-fFBS] [reservation-id]\n\tpbs_rstat --version\n"
 
 
 def _wide() -> bool:
-    """pbs_rstat widens its table when ``max_job_sequence_id`` exceeds 7 digits."""
+    """pbs_rstat widens its table as qstat does (``max_job_sequence_id`` over 7 digits)."""
     try:
-        reply = common.request("statsvr")
+        return common.wide_ids(common.request("statsvr"))
     except PbsError:
         return False
-    for name, value in resvcmd.pairs(reply):
-        if name == "max_job_sequence_id":
-            return value.strip().isdigit() and int(value.strip()) > 9999999
-    return False
 
 
 def body(argv: List[str]) -> int:
@@ -45,8 +41,7 @@ def body(argv: List[str]) -> int:
         elif letter in "BS":
             how = letter
     if result.errors:
-        sys.stderr.write(USAGE)
-        return 1
+        return jobctl.usage(USAGE, 1)
     import time
 
     from fake_pbs.cli.render import resv

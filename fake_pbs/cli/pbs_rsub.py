@@ -16,8 +16,9 @@ from fake_pbs import leanos
 from fake_pbs.cli import common, jobctl, resvcmd
 from fake_pbs.cli.posix_getopt import getopt
 from fake_pbs.cli.qsub_options import parse_equal_list, parse_resource_list
+from fake_pbs.cli.render.values import atol
 from fake_pbs.model.cvtdate import cvtdate, is_hhmm, rsub_end
-from fake_pbs.model.errors import PBSE_BADHOST
+from fake_pbs.model.errors import PBSE_BADHOST, PbsError
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -114,7 +115,7 @@ def _option(req: Request, letter: str, value: str, now: float) -> None:
             req.hhmm = True
     elif letter == "I":
         req.interactive = True
-        if value and not resvcmd.strtol_whole(value):
+        if value and resvcmd.strtol(value) is None:
             req.bad("pbs_rsub: illegal -I time value")
         else:
             req.attrs["interactive"] = value or "0"
@@ -212,7 +213,7 @@ def _asap(req: Request) -> Optional[Tuple[str, int]]:
     interactive = req.attrs.get("interactive")
     if interactive is None:
         req.attrs["interactive"] = "-10"
-    elif resvcmd.strtol_value(interactive) > -1:
+    elif atol(interactive) > -1:  # pbs_rsub.c: atoi
         return ("pbs_rsub: -I <timeout> value must be negative when used with -Wqmove "
                 "option.\n", 2)
     raw = req.attrs["qmove"]
@@ -220,8 +221,6 @@ def _asap(req: Request) -> Optional[Tuple[str, int]]:
     if job is None:
         return "pbs_rsub: illegally formed job identifier: %s\n" % raw, 255
     req.attrs["qmove"] = job
-    from fake_pbs.model.errors import PbsError
-
     try:
         records = list(common.request("statjob", id=job, extend=""))
     except PbsError:
@@ -249,9 +248,9 @@ def _maintenance(req: Request) -> Tuple[Dict[str, Any], Optional[Tuple[str, int]
         for record in vnodes:
             attrs = dict(resvcmd.pairs(record))
             ncpus_text = attrs.get("resources_available.ncpus", "0")
-            if not resvcmd.strtol_whole(ncpus_text):
+            ncpus = resvcmd.strtol(ncpus_text)
+            if ncpus is None:
                 return {}, ("pbs_rsub: Attribute value error\n", 2)
-            ncpus = resvcmd.strtol_value(ncpus_text)
             if attrs.get("resources_available.host") == host and ncpus > 0:
                 total += ncpus
                 execvnodes.append("(%s:ncpus=%d)" % (record.get("name", ""), ncpus))
@@ -276,10 +275,8 @@ def body(argv: List[str]) -> int:
     import time
 
     req = parse(argv, time.time())
-    sys.stderr.write("".join(m + "\n" for m in req.messages))
     if req.errors or not argv:
-        sys.stderr.write(USAGE)
-        return 2
+        return jobctl.usage(USAGE, 2, req.messages)
     problem = environment(req)
     if problem is not None:
         sys.stderr.write(problem)

@@ -392,7 +392,7 @@ class Run:
     def show_jobs(self, records: List[Dict[str, Any]],
                   prtheader: Optional[Dict[str, Any]]) -> None:
         opts = self.opts
-        incr = _incr_width(prtheader)
+        incr = common.wide_ids(prtheader)
         if (opts.alt & ~ALT_W) != 0 and not (opts.wide and opts.full):
             from fake_pbs.cli.render import alttable
 
@@ -513,17 +513,6 @@ def _comment(server: Optional[Dict[str, Any]]) -> Optional[str]:
         if item[0] == "comment":
             return str(item[1])
     return None
-
-
-def _incr_width(server: Optional[Dict[str, Any]]) -> bool:
-    """PBS widens the id column when ``max_job_sequence_id`` exceeds 7 digits."""
-    if server is None:
-        return False
-    for item in server.get("attrs", []):
-        if item[0] == "max_job_sequence_id":
-            digits = str(item[1]).strip()
-            return digits.isdigit() and int(digits) > 9999999
-    return False
 
 
 def body(argv: List[str]) -> int:

@@ -46,23 +46,19 @@ def pairs(record: Any) -> List[Tuple[str, str]]:
     return [(str(item[0]), str(item[1])) for item in raw]
 
 
-def strtol_whole(text: str) -> bool:
-    """C ``strtol(text, &end, 0)`` consumed everything (base 0: ``0x1f``, ``017``, ``-5``)."""
+def strtol(text: str) -> Optional[int]:
+    """C ``strtol(text, &end, 0)`` when it reads all of ``text`` (leading blanks, a sign, then
+    ``0x`` hex, ``0`` octal or decimal digits), else None (``*end`` is not the final NUL)."""
     body = text.lstrip(" \t\n\v\f\r")
-    if body[:1] in "+-":
+    sign = -1 if body[:1] == "-" else 1
+    if body[:1] in ("+", "-"):
         body = body[1:]
     if body[:2].lower() == "0x":
-        return len(body) > 2 and all(c in "0123456789abcdefABCDEF" for c in body[2:])
-    return bool(body) and all("0" <= c <= "9" for c in body)
-
-
-def strtol_value(text: str) -> int:
-    """The number :func:`strtol_whole` accepted."""
-    body = text.strip()
-    sign = -1 if body.startswith("-") else 1
-    body = body.lstrip("+-")
-    if body[:2].lower() == "0x":
-        return sign * int(body[2:], 16)
-    if len(body) > 1 and body.startswith("0"):
-        return sign * int(body, 8) if all(c in "01234567" for c in body) else 0
-    return sign * int(body)
+        digits, base, valid = body[2:], 16, "0123456789abcdefABCDEF"
+    elif body[:1] == "0":
+        digits, base, valid = body, 8, "01234567"
+    else:
+        digits, base, valid = body, 10, "0123456789"
+    if not digits or any(c not in valid for c in digits):
+        return None
+    return sign * int(digits, base)

@@ -153,7 +153,7 @@ def build_vnodes(nodes: Mapping[str, Mapping[str, str]],
     for job in jobs:
         if job.get("job_state") not in HOLDING_STATES or not job.get("exec_vnode"):
             continue
-        exclusive = _is_exclusive(job)
+        exclusive = is_exclusive(job)
         chunks = parse_exec_vnode(job["exec_vnode"])
         slot_lists = parse_exec_host(job.get("exec_host", ""))
         for index, chunk in enumerate(chunks):
@@ -172,6 +172,7 @@ def build_vnodes(nodes: Mapping[str, Mapping[str, str]],
     return vnodes
 
 
-def _is_exclusive(job: Mapping[str, str]) -> bool:
-    place = job.get("Resource_List.place", "")
+def is_exclusive(attrs: Mapping[str, str]) -> bool:
+    """A job's or reservation's ``Resource_List.place`` asks for ``excl`` or ``exclhost``."""
+    place = attrs.get("Resource_List.place", "")
     return any(word in ("excl", "exclhost") for word in place.split(":"))

@@ -7,6 +7,7 @@ private ``_`` fields, like a job's.  No I/O and no clock: the time is an argumen
 """
 from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
+from fake_pbs.model.attrs import is_true
 from fake_pbs.model.nodes import DEFAULT_CONSUMABLES, VNode, parse_exec_vnode, resource_amount
 from fake_pbs.model.placement import Failure, Placement, commit, place_job
 from fake_pbs.model.select import parse_place, parse_select
@@ -66,6 +67,15 @@ def amounts_of(exec_vnode: str, consumables: Sequence[str]) -> Dict[str, Dict[st
     return held
 
 
+def add_amounts(into: Dict[str, Dict[str, int]],
+                amounts: Mapping[str, Mapping[str, int]]) -> None:
+    """Add ``amounts`` (vnode -> resource -> amount) into ``into``."""
+    for vnode, per in amounts.items():
+        target = into.setdefault(vnode, {})
+        for res, amount in per.items():
+            target[res] = target.get(res, 0) + amount
+
+
 def _overlaps(holding: Holding, start: int, end: int) -> bool:
     return holding.start < end and (holding.end is None or holding.end > start)
 
@@ -79,10 +89,7 @@ def peak_use(holdings: Sequence[Holding], start: int, end: int) -> Dict[str, Dic
         use: Dict[str, Dict[str, int]] = {}
         for holding in inside:
             if holding.start <= moment and (holding.end is None or holding.end > moment):
-                for vnode, amounts in holding.amounts.items():
-                    per = use.setdefault(vnode, {})
-                    for res, amount in amounts.items():
-                        per[res] = per.get(res, 0) + amount
+                add_amounts(use, holding.amounts)
         for vnode, amounts in use.items():
             top = peak.setdefault(vnode, {})
             for res, amount in amounts.items():
@@ -103,7 +110,7 @@ def plan(select: str, place: str, nodes: Mapping[str, Mapping[str, str]],
     vnodes: Dict[str, VNode] = {}
     peak = peak_use(holdings, start, end)
     for name, attrs in nodes.items():
-        if attrs.get("resv_enable", "True").strip().lower() not in ("true", "t", "y", "1"):
+        if not is_true(attrs.get("resv_enable", "True")):
             continue
         shown = {k: v for k, v in attrs.items() if not k.startswith("resources_assigned.")}
         vnode = VNode(name, shown, consumables)
@@ -130,11 +137,6 @@ def first_fit(select: str, place: str, nodes: Mapping[str, Mapping[str, str]],
         if isinstance(found, str):
             return moment, found
     return None
-
-
-def duration_text(seconds: int) -> str:
-    """``Resource_List.walltime`` of a reservation: its duration as ``HH:MM:SS``."""
-    return "%02d:%02d:%02d" % (seconds // 3600, seconds % 3600 // 60, seconds % 60)
 
 
 #: The order a reservation's Resource_List is kept in: the derived ones, then the request's

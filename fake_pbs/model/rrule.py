@@ -5,7 +5,8 @@ Pure: no clock, no files but the system's time zone database (``zoneinfo``, stan
 libical's built-in zones).  Public API (the server calls it):
 
 - :func:`check_rrule` -- pbs_ical.c ``check_rrule``: the number of occurrences, or
-  :class:`PbsError` with PBS's code;
+  :class:`PbsError` with PBS's code (:func:`checked_starts`: the occurrences themselves);
+- :func:`within_horizon` -- the leading starts within PBS's 3-year horizon;
 - :func:`occurrence_starts` -- the start times within PBS's 3-year horizon
   (``get_num_occurrences`` + ``get_occurrence``);
 - :func:`occurrence` -- ``get_occurrence``: the ``idx``-th start (1-based), -1 past the end.
@@ -31,7 +32,7 @@ from fake_pbs.model.errors import (PBSE_BAD_ICAL_TZ, PBSE_BAD_RRULE_DAILY, PBSE_
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Dict, Iterator, List, Optional, Tuple
+    from typing import Dict, Iterable, Iterator, List, Optional, Tuple
 
 FREQS = ("SECONDLY", "MINUTELY", "HOURLY", "DAILY", "WEEKLY", "MONTHLY", "YEARLY")
 DAYS = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")  # Python's weekday() order
@@ -159,15 +160,8 @@ def _month_days(year: int, month: int, rule: Rule, start: datetime.datetime) -> 
     size = calendar.monthrange(year, month)[1]
     if not rule.by_day:
         return [start.day] if start.day <= size else []  # RFC 5545: an invalid date is skipped
-    days = set()
-    for ordinal, weekday in rule.by_day:
-        matching = [d for d in range(1, size + 1)
-                    if datetime.date(year, month, d).weekday() == weekday]
-        if ordinal == 0:
-            days.update(matching)
-        elif ordinal <= len(matching):
-            days.add(matching[ordinal - 1])
-    return sorted(days)
+    span = [datetime.date(year, month, d) for d in range(1, size + 1)]
+    return [d.day for d in _by_day(span, rule)]
 
 
 def _day_ok(day: datetime.date, rule: Rule) -> bool:
@@ -210,7 +204,7 @@ def _period(rule: Rule, start: datetime.datetime, k: int) -> List[datetime.datet
         if rule.by_day and not rule.by_month:  # BYDAY alone: every matching day of the year
             days = [datetime.date(year, 1, 1) + datetime.timedelta(days=i)
                     for i in range(366 if calendar.isleap(year) else 365)]
-            days = _year_by_day(days, rule)
+            days = _by_day(days, rule)
         else:
             days = [datetime.date(year, m, d) for m in months
                     for d in _month_days(year, m, rule, start)]
@@ -218,7 +212,9 @@ def _period(rule: Rule, start: datetime.datetime, k: int) -> List[datetime.datet
             for d in days for h in hours]
 
 
-def _year_by_day(days: List[datetime.date], rule: Rule) -> List[datetime.date]:
+def _by_day(days: List[datetime.date], rule: Rule) -> List[datetime.date]:
+    """The dates of ``days`` (a month or a year) BYDAY picks: each weekday it names, or that
+    weekday's n-th in the span."""
     picked = set()
     for ordinal, weekday in rule.by_day:
         matching = [d for d in days if d.weekday() == weekday]
@@ -305,6 +301,12 @@ def check_rrule(rrule: str, start: int, end: int, tzid: str) -> int:
     specification(s)``), a duration (``end - start``) longer than the frequency allows
     (``MINUTELY recurrence duration cannot exceed 1 minute``, R41b) or than the shortest gap
     between two occurrences (``Bad time specification(s)``)."""
+    return len(checked_starts(rrule, start, end, tzid))
+
+
+def checked_starts(rrule: str, start: int, end: int, tzid: str) -> List[int]:
+    """Every occurrence start of a rule :func:`check_rrule` accepts (as many as it counts);
+    its :class:`PbsError` otherwise."""
     rule, tz = _usable(rrule, tzid)
     starts = list(_iterate(rule, start, tz))
     if not starts:
@@ -319,20 +321,25 @@ def check_rrule(rrule: str, start: int, end: int, tzid: str) -> int:
     shortest = min([gaps[0]] + positive) if gaps else None
     if shortest is not None and duration > shortest:
         raise PbsError(PBSE_BADTSPEC)
-    return len(starts)
+    return starts
 
 
 def occurrence_starts(rrule: str, start: int, tzid: str, now: int) -> List[int]:
     """The occurrence start times before ``now`` + 3 years (get_num_occurrences counts these;
     get_occurrence(idx) is the idx-th).  :class:`PbsError` for a rule or zone PBS refuses."""
     rule, tz = _usable(rrule, tzid)
+    return within_horizon(_iterate(rule, start, tz), now)
+
+
+def within_horizon(starts: Iterable[int], now: int) -> List[int]:
+    """The leading ``starts`` before ``now`` + 3 years (PBS's horizon, DATE_LIMIT)."""
     limit = now + DATE_LIMIT
-    starts: List[int] = []
-    for when in _iterate(rule, start, tz):
+    kept: List[int] = []
+    for when in starts:
         if when >= limit:
             break
-        starts.append(when)
-    return starts
+        kept.append(when)
+    return kept
 
 
 def occurrence(rrule: str, start: int, tzid: str, idx: int) -> int:

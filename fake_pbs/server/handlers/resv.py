@@ -5,13 +5,13 @@ req_delete.c ``req_deleteReservation``, req_modify.c ``req_modifyReservation``);
 format is /work/wt/resv-interface.md's (docs/internals.md).  The reservation's life after the
 request is fake_pbs/server/resv/.
 """
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 from fake_pbs.model import acl
 from fake_pbs.model import resv as rmodel
 from fake_pbs.model import rrule
 from fake_pbs.model.attrs import is_true
-from fake_pbs.model.ecl import parse_time
+from fake_pbs.model.ecl import format_time, parse_time
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADTSPEC, PBSE_BADSTATE, PBSE_IVALREQ,
                                    PBSE_NOATTR, PBSE_PERM, PBSE_RESV_FROM_ARRJOB,
                                    PBSE_RESV_FROM_RESVJOB, PBSE_RESVAUTH_G, PBSE_RESVAUTH_H,
@@ -21,26 +21,35 @@ from fake_pbs.server import accounting, jobids, lifecycle, resourcing
 from fake_pbs.server.handlers.registry import Context, handler
 from fake_pbs.server.resv import confirm, hooks, records, timeline
 from fake_pbs.server.resv import jobs as resvjobs
+from fake_pbs.server.sched.loop import scheduling_enabled
 
 Attrs = Dict[str, str]
 
 
 # -- pbs_rsub ---------------------------------------------------------------------------------
-@handler("resv_submit")
-def resv_submit(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
-    app = ctx.app
+def _request_attrs(request: Dict[str, Any], allowed: Callable[[str], bool]) -> Attrs:
+    """The request's attributes as text: PBSE_IVALREQ when they are no mapping, PBSE_NOATTR
+    for a name not ``allowed``."""
     raw = request.get("attrs") or {}
     if not isinstance(raw, dict):
         raise PbsError(PBSE_IVALREQ)
     attrs: Attrs = {str(k): str(v) for k, v in raw.items()}
-    for name in attrs:
-        if name not in rmodel.SETTABLE and not name.startswith("Resource_List."):
-            raise PbsError(PBSE_NOATTR)
-    draft: Dict[str, Any] = dict(attrs)
+    if not all(allowed(name) for name in attrs):
+        raise PbsError(PBSE_NOATTR)
+    return attrs
+
+
+def _settable(name: str) -> bool:
+    return name in rmodel.SETTABLE or name.startswith("Resource_List.")
+
+
+@handler("resv_submit")
+def resv_submit(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
+    app = ctx.app
+    draft: Dict[str, Any] = dict(_request_attrs(request, _settable))
     hooks.run(app, "resvsub", draft)  # req_resvSub runs the hook first; it may edit
     # what a hook may change is what a client may send: never the server's own fields
-    attrs = {k: str(v) for k, v in draft.items()
-             if k in rmodel.SETTABLE or k.startswith("Resource_List.")}
+    attrs = {k: str(v) for k, v in draft.items() if _settable(k)}
     _check_admission(ctx)
     # pbs_rsub --hosts: a maintenance reservation, managers and operators only (req_resvSub);
     # PBS's client confirms it on the named vnodes (pbs_confirmresv), the fake's server does
@@ -74,7 +83,7 @@ def resv_submit(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
         if job is not None:
             _move_in(ctx, job, resv)
     state = "UNCONFIRMED"
-    if _scheduling(ctx) or maintenance:
+    if scheduling_enabled(app) or maintenance:
         with app.state.store.batch():
             confirmed = confirm.confirm(app, resv)
             if not confirmed and job is not None:
@@ -195,8 +204,13 @@ def _resources(ctx: Context, attrs: Attrs, duration: int) -> Attrs:
         if res != "walltime":
             given[res] = value if res == "select" else resourcing.verify(res, value, custom)
     given.setdefault("place", "free")
-    given["walltime"] = rmodel.duration_text(duration)
-    derived = resourcing.derive(given, custom)
+    given["walltime"] = format_time(duration)
+    return _resource_list(ctx, given)
+
+
+def _resource_list(ctx: Context, given: Attrs) -> Attrs:
+    """``Resource_List.*``: ``given`` completed by resourcing.derive, its place kept."""
+    derived = resourcing.derive(given, ctx.app.state.objects.get("resource", {}))
     derived["place"] = given["place"]
     return {"Resource_List." + k: v for k, v in derived.items()}
 
@@ -205,8 +219,9 @@ def _occurrences(resv: Dict[str, Any], now: int) -> None:
     """A standing reservation's occurrences (fake_pbs/model/rrule.py, PBS's pbs_ical.c)."""
     tzid = resv.get("reserve_timezone") or _tzid(resv.get("Variable_List", ""))
     start, end = int(resv["reserve_start"]), int(resv["reserve_end"])
-    count = rrule.check_rrule(resv["reserve_rrule"], start, end, tzid)
-    starts = rrule.occurrence_starts(resv["reserve_rrule"], start, tzid, now)[:count]
+    every = rrule.checked_starts(resv["reserve_rrule"], start, end, tzid)
+    count = len(every)
+    starts = rrule.within_horizon(every, now)
     resv["reserve_timezone"] = tzid
     resv["reserve_index"] = "1"
     resv["reserve_count"] = str(count)
@@ -229,12 +244,6 @@ def _requested_record(ctx: Context, resv: Dict[str, Any]) -> str:
         text += " recurrence_rrule=%s timezone=%s" % (resv["reserve_rrule"],
                                                       resv.get("reserve_timezone", ""))
     return text
-
-
-def _scheduling(ctx: Context) -> bool:
-    state = ctx.app.state
-    return (state.server.get("scheduling", "True") == "True"
-            and state.sched.get("scheduling", "True") == "True")
 
 
 # -- ASAP: -W qmove=<job> ---------------------------------------------------------------------
@@ -316,13 +325,7 @@ def resv_alter(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     app = ctx.app
     resv = records.find(app, request.get("id"))
     _owned(ctx, resv)
-    raw = request.get("attrs") or {}
-    if not isinstance(raw, dict):
-        raise PbsError(PBSE_IVALREQ)
-    attrs: Attrs = {str(k): str(v) for k, v in raw.items()}
-    for name in attrs:
-        if name not in _ALTERABLE:
-            raise PbsError(PBSE_NOATTR)
+    attrs = _request_attrs(request, _ALTERABLE.__contains__)
     before = dict(resv)
     start, end = _altered_window(resv, attrs, app.now())
     timed = start != int(resv["reserve_start"]) or end != int(resv["reserve_end"])
@@ -381,19 +384,16 @@ def _retime(ctx: Context, resv: Dict[str, Any], start: int, end: int,
     duration = end - start
     resv["reserve_start"], resv["reserve_end"] = str(start), str(end)
     resv["reserve_duration"] = str(duration)
-    resv["Resource_List.walltime"] = rmodel.duration_text(duration)
+    resv["Resource_List.walltime"] = format_time(duration)
     if resv.get("_later"):
         shift = start - old_start
         resv["_later"] = [int(s) + shift for s in resv["_later"]]
     if select is not None:
-        custom = ctx.app.state.objects.get("resource", {})
         given = {"select": select, "place": resv.get("Resource_List.place", "free"),
                  "walltime": resv["Resource_List.walltime"]}
         for key in [k for k in resv if k.startswith("Resource_List.")]:
             del resv[key]
-        derived = resourcing.derive(given, custom)
-        derived["place"] = given["place"]
-        resv.update({"Resource_List." + k: v for k, v in derived.items()})
+        resv.update(_resource_list(ctx, given))
 
 
 def _reconfirm(ctx: Context, resv: Dict[str, Any]) -> bool:

@@ -4,11 +4,12 @@ nodes' ``resv`` lists, and the accounting and log lines PBS writes.
 Reservations are objects of kind ``resv`` in the server's store (``state.objects``), so they
 are committed before a reply and survive a restart like queues and nodes do.
 """
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from fake_pbs.model import node_states
 from fake_pbs.model import resv as rmodel
 from fake_pbs.model.errors import PBSE_UNKRESVID, PbsError
+from fake_pbs.model.nodes import is_exclusive
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.logs import ADMIN, DEBUG, JOB, QUE
 
@@ -142,12 +143,15 @@ def drop_queue(app: ServerApp, resv: Resv) -> None:
 
 
 # -- the nodes' resv lists --------------------------------------------------------------------
+def _resv_vnodes(app: ServerApp, resv: Resv) -> List[Tuple[str, Dict[str, str]]]:
+    """The known vnodes of the reservation's resv_nodes, each once, with their records."""
+    names = {c["vnode"] for c in rmodel.chunk_list(resv.get("resv_nodes", ""))}
+    return [(name, app.state.nodes[name]) for name in names if name in app.state.nodes]
+
+
 def tag_nodes(app: ServerApp, resv: Resv) -> None:
     """Each vnode of resv_nodes lists the reservation first (R22d: newest first)."""
-    for name in {c["vnode"] for c in rmodel.chunk_list(resv.get("resv_nodes", ""))}:
-        node = app.state.nodes.get(name)
-        if node is None:
-            continue
+    for name, node in _resv_vnodes(app, resv):
         names = [n for n in node.get("resv", "").split(", ") if n and n != resv["_id"]]
         node["resv"] = ", ".join([resv["_id"]] + names)
         app.state.save_node(name)
@@ -165,21 +169,12 @@ def untag_nodes(app: ServerApp, resv: Resv) -> None:
             app.state.save_node(name)
 
 
-def exclusive(resv: Resv) -> bool:
-    """place=excl/exclhost: its vnodes are resv-exclusive while it runs."""
-    return any(word in ("excl", "exclhost")
-               for word in str(resv.get("Resource_List.place", "")).split(":"))
-
-
 def mark_exclusive(app: ServerApp, resv: Resv, on: bool) -> None:
     """PBS's INUSE_RESVEXCL: a running exclusive reservation's vnodes say ``resv-exclusive``
     (the scheduler gives them to its jobs only; sched/reserved.py)."""
-    if not exclusive(resv):
+    if not is_exclusive(resv):
         return
-    for name in {c["vnode"] for c in rmodel.chunk_list(resv.get("resv_nodes", ""))}:
-        node = app.state.nodes.get(name)
-        if node is None:
-            continue
+    for name, node in _resv_vnodes(app, resv):
         old = str(node.get("state", "free"))
         flags = [f for f in old.split(",") if f not in ("free", "resv-exclusive")]
         node["state"] = node_states.compose(flags + (["resv-exclusive"] if on else []))

@@ -31,6 +31,13 @@ _HOLDING_STATES = frozenset((st.RUNNING, st.EXITING, st.SUSPENDED))
 SUBJOBS_PER_CYCLE = 100
 
 
+def scheduling_enabled(app: ServerApp) -> bool:
+    """``scheduling`` is True on both the server and the scheduler object."""
+    state = app.state
+    return (state.server.get("scheduling", "True") == "True"
+            and state.sched.get("scheduling", "True") == "True")
+
+
 def public(attrs: Dict[str, Any]) -> Dict[str, str]:
     return {k: v for k, v in attrs.items() if not k.startswith("_")}
 
@@ -103,9 +110,7 @@ class Scheduler(SchedulerLike):
 
     # -- one cycle ----------------------------------------------------------------------------
     def enabled(self) -> bool:
-        state = self.app.state
-        return (state.server.get("scheduling", "True") == "True"
-                and state.sched.get("scheduling", "True") == "True")
+        return scheduling_enabled(self.app)
 
     def cycle(self, force: bool = False, command: Optional[int] = None,
               qrun: Optional[str] = None) -> None:

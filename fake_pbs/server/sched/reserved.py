@@ -11,7 +11,7 @@ whose window has not begun is ``Not Running: Queue not started.`` (R11).
 from typing import Dict, List, Mapping, Optional, Sequence
 
 from fake_pbs.model import resv as rmodel
-from fake_pbs.model.nodes import HOLDING_STATES, VNode
+from fake_pbs.model.nodes import HOLDING_STATES, VNode, is_exclusive
 from fake_pbs.model.preempt import walltime_seconds
 
 Attrs = Mapping[str, str]
@@ -27,11 +27,6 @@ def _add(vnodes: Mapping[str, VNode], amounts: Mapping[str, Mapping[str, int]],
             continue
         for res, amount in per.items():
             vnode.assigned[res] = vnode.assigned.get(res, 0) + sign * amount
-
-
-def _exclusive(resv: Attrs) -> bool:
-    return any(word in ("excl", "exclhost")
-               for word in str(resv.get("Resource_List.place", "")).split(":"))
 
 
 class Reserved:
@@ -50,7 +45,7 @@ class Reserved:
                 used = self._used_by_jobs(jobs, str(resv.get("queue")))
                 self.views[str(resv["queue"])] = self._view(nodes, vnodes, amounts, used)
                 _add(vnodes, self._less(amounts, used), 1)
-                if _exclusive(resv):  # as if resv-exclusive, whatever the node says
+                if is_exclusive(resv):  # as if resv-exclusive, whatever the node says
                     for name in amounts:
                         if name in vnodes:
                             vnodes[name].exclusive_job = True
@@ -63,11 +58,8 @@ class Reserved:
         for job in jobs:
             if job.get("queue") != queue or job.get("job_state") not in HOLDING_STATES:
                 continue
-            for name, per in rmodel.amounts_of(job.get("exec_vnode", ""),
-                                               self.consumables).items():
-                into = used.setdefault(name, {})
-                for res, amount in per.items():
-                    into[res] = into.get(res, 0) + amount
+            rmodel.add_amounts(used, rmodel.amounts_of(job.get("exec_vnode", ""),
+                                                       self.consumables))
         return used
 
     @staticmethod
@@ -115,10 +107,7 @@ class Reserved:
         for holding in self.future:
             if end is not None and holding.start >= end:
                 continue
-            for name, per in holding.amounts.items():
-                into = held.setdefault(name, {})
-                for res, amount in per.items():
-                    into[res] = into.get(res, 0) + amount
+            rmodel.add_amounts(held, holding.amounts)
         return held
 
     def hold(self, vnodes: Mapping[str, VNode], amounts: Mapping[str, Mapping[str, int]],
