@@ -91,6 +91,7 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
         setattr(config, _OWN_SCHEDULER, True)
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of xdist: unknown where xdist is not installed
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """The default distribution (pytest_cmdline_main): :class:`FileOrGroupScheduling`."""
     if not getattr(config, _OWN_SCHEDULER, False):

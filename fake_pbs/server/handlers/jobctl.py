@@ -10,19 +10,14 @@ from typing import Any, Dict, List, Optional
 from fake_pbs.model import job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADSTATE, PBSE_IVALREQ,
                                    PBSE_PERM, PBSE_UNKJOBID, PBSE_UNKQUE, PbsError)
-from fake_pbs.server import (accounting, enqueue, execid, hookpoints, jobids, lifecycle,
-                             resourcing, subjobs, valuecheck)
+from fake_pbs.server import (accounting, enqueue, execid, hookpoints, jobdelete, jobids,
+                             lifecycle, resourcing, subjobs, valuecheck)
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.handlers.common import caller_level, find_job, require_owner
 from fake_pbs.server.handlers.registry import Context, handler
-from fake_pbs.server.logs import DEBUG2
 from fake_pbs.server.resv import jobs as resvjobs
 
 Job = Dict[str, Any]
-
-KILL_SIGNALS = {False: "TermJob", True: "SIGKILL"}
-EXIT_BY_SIGNAL = {False: 271, True: 265}
-
 
 # -- qdel -------------------------------------------------------------------------------------
 _SUBJOB_RANGE = jobids.SUBJOB_RANGE
@@ -100,50 +95,11 @@ def _purge(ctx: Context, job: Job) -> None:
 
 
 def delete_one(ctx: Context, job: Job, force: bool, requestor: Optional[str] = None) -> None:
-    app = ctx.app
-    job["_deleted_by"] = ctx.caller.name if requestor is None else requestor
-    if job.get("job_state") in st.ACTIVE_STATES:
-        signal = KILL_SIGNALS[force]
-        try:
-            if app.execs is None:
-                raise PbsError(PBSE_BADSTATE)
-            app.execs.signal(job["_id"], signal)
-            app.log.job(job["_id"], "Job sent signal %s on delete" % signal)
-            # req_delete.c: a manager's forced delete ends the job on the server at once,
-            # whatever the mom does (n02x: the purged jobs free the resource at once).
-            ended_here = force and bool(ctx.caller.manager)
-        except PbsError:
-            if not job.get("_started") and not force:
-                job["_kill_on_start"] = signal
-                ended_here = False
-            else:  # the mom is gone: end the job here, as PBS does for a forced delete
-                ended_here = True
-        if ended_here:
-            app.log.job(job["_id"], "Delete forced", DEBUG2)
-            job["_exit"] = EXIT_BY_SIGNAL[True]
-            job["_obit"] = app.now()
-            lifecycle.end_forced(app, job)
-            return
-        if not job.get("_kill_on_start"):
-            # PBS says so while the job still runs (b05: R/42 1 s after qdel)
-            lifecycle.note_termination(job)
-        lifecycle.save(app, job)
-        return
-    if job.get("array_id"):
-        expire_subjob(app, job)
-        return
-    # Queued, held or waiting: straight to history, substate 91, no Exit_status (c10b, k13).
-    if job.get("comment"):
-        job["comment"] = job["comment"] + " and terminated"
-    lifecycle.to_history(app, job, st.SUB_TERMINATED, ran=False)
-    _maybe_purge(ctx, job)
-
-
-def expire_subjob(app: ServerApp, child: Job) -> None:
-    """A subjob deleted before it ran expires (X): PBS keeps it as a row of the parent's
-    table only, shown with the parent's Exit_status and substate (handlers/status.py)."""
-    child["comment"] = "Subjob finished"
-    lifecycle.to_history(app, child, st.SUB_TERMINATED, ran=False)
+    """End ``job`` for the caller (server/jobdelete.py); a queued job that went to history is
+    then purged when the request asked for it."""
+    who = ctx.caller.name if requestor is None else requestor
+    if jobdelete.delete_one(ctx.app, job, force, who, bool(ctx.caller.manager)):
+        _maybe_purge(ctx, job)
 
 
 def _maybe_purge(ctx: Context, job: Job) -> None:
@@ -165,7 +121,7 @@ def delete_array(ctx: Context, parent: Job, force: bool) -> None:
             # "... and terminated by " (k12j, k12n)
             delete_one(ctx, child, force, requestor="")
         else:
-            expire_subjob(ctx.app, child)
+            jobdelete.expire_subjob(ctx.app, child)
     lifecycle.array_child_ended(ctx.app, parent["_id"])
 
 

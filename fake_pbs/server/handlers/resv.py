@@ -309,7 +309,7 @@ def resv_delete(ctx: Context, request: Dict[str, Any]) -> Dict[str, str]:
     _owned(ctx, resv)
     if int(resv.get("reserve_state", 0)) == rmodel.BEING_DELETED:
         return {}
-    timeline.delete(ctx.app, resv, ctx)
+    timeline.delete(ctx.app, resv, ctx.caller.name, bool(ctx.caller.manager))
     ctx.app.trigger_schedule()
     return {}
 

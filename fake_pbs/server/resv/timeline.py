@@ -18,8 +18,7 @@ from fake_pbs.model import resv as rmodel
 from fake_pbs.model import states as st
 from fake_pbs.model.ecl import parse_time
 from fake_pbs.server.app import ServerApp
-from fake_pbs.server.handlers import jobctl
-from fake_pbs.server.handlers.registry import Caller, Context
+from fake_pbs.server import jobdelete
 from fake_pbs.server.resv import hooks, records
 from fake_pbs.server.resv.records import Resv
 
@@ -31,10 +30,6 @@ def jobs_in(app: ServerApp, resv: Resv) -> List[Dict[str, Any]]:
     queue = resv.get("queue")
     return [job for job in app.state.live_jobs()
             if job.get("queue") == queue and job.get("job_state") in _LIVE]
-
-
-def root_context(app: ServerApp) -> Context:
-    return Context(app, Caller(0, 0, 0, "root", app.host, manager=True))
 
 
 def tick(app: ServerApp, now: int) -> bool:
@@ -59,7 +54,7 @@ def _step(app: ServerApp, resv: Resv, now: int) -> bool:
     elif state in (rmodel.CONFIRMED, rmodel.RUNNING) and now >= end:
         finish(app, resv, now)
     elif state == rmodel.RUNNING and _idle_too_long(app, resv, now):
-        delete(app, resv, root_context(app), account=False)
+        delete(app, resv, "root@%s" % app.host, account=False)
     else:
         return False
     return True
@@ -81,13 +76,12 @@ def finish(app: ServerApp, resv: Resv, now: int) -> None:
     root = "root@%s" % app.host
     records.set_queue(app, resv, root, enabled="False", started="False")
     records.mark_exclusive(app, resv, False)
-    ctx = root_context(app)
     later = [int(s) for s in resv.get("_later", [])]
     for job in jobs_in(app, resv):
         # an occurrence's end kills the running jobs; the queued ones wait for the next
         state = job.get("job_state")
         if state != st.EXITING and (not later or state in st.ACTIVE_STATES):
-            jobctl.delete_one(ctx, job, False, requestor=root)
+            jobdelete.delete_one(app, job, False, root, manager=True)
     hooks.run(app, "resv_end", resv)
     resv["mtime"] = str(now)
     if later:
@@ -103,9 +97,9 @@ def finish(app: ServerApp, resv: Resv, now: int) -> None:
     _wind_up(app, resv)
 
 
-def delete(app: ServerApp, resv: Resv, ctx: Context, account: bool = True) -> None:
-    """pbs_rdel (req_deleteReservation): the reservation's jobs go, then the reservation."""
-    who = ctx.caller.name
+def delete(app: ServerApp, resv: Resv, who: str, manager: bool = True,
+           account: bool = True) -> None:
+    """pbs_rdel (req_deleteReservation) by ``who``: the reservation's jobs go, then it."""
     if account:
         records.account(app, "k", resv, "requestor=%s" % who)
     resv["mtime"] = str(app.now())
@@ -113,7 +107,7 @@ def delete(app: ServerApp, resv: Resv, ctx: Context, account: bool = True) -> No
         if job.get("job_state") == st.EXITING:
             continue
         app.acct.record("D", job["_id"], "requestor=%s" % who)
-        jobctl.delete_one(ctx, job, False)
+        jobdelete.delete_one(app, job, False, who, manager)
     # process_hooks: every PBS_BATCH_DeleteResv runs the resv_end hooks, whatever the state
     hooks.run(app, "resv_end", resv)
     _wind_up(app, resv)
