@@ -11,6 +11,7 @@ import sys
 from typing import List, Optional
 
 from fake_pbs import paths
+from fake_pbs.mom import momconfig
 from fake_pbs.mom.context import MomContext
 from fake_pbs.mom.daemon import MomDaemon
 
@@ -29,6 +30,9 @@ def main(argv: Optional[List[str]] = None) -> int:
         sys.stderr.write("fake_pbs.mom: a mom already runs for host %s\n" % args.host)
         return 1
     ctx.layout.pidfile.write_text("%d\n" % os.getpid())
+    if not read_config(ctx):
+        sys.stderr.write("pbs_mom: config file(s) parsing failed\n")
+        return 1
     daemon = MomDaemon(ctx)
     signal.signal(signal.SIGTERM, lambda *_: daemon.stop())
     signal.signal(signal.SIGINT, lambda *_: daemon.stop())
@@ -36,6 +40,22 @@ def main(argv: Optional[List[str]] = None) -> int:
     daemon.recover()
     daemon.serve_forever()
     return 0
+
+
+def read_config(ctx: MomContext) -> bool:
+    """``mom_priv/<host>/config`` into ``ctx.config``, logged as PBS's mom logs it (its
+    handlers log each directive; an error is logged and the mom does not start)."""
+    try:
+        config, applied, errors = momconfig.load(ctx.layout.config)
+    except momconfig.ConfigError as err:
+        errors, applied, config = ["read_config, %s" % err], [], momconfig.MomConfig()
+    for name, value in applied:
+        ctx.log.write(0x0002, "Svr", name, value)
+    for message in errors:
+        ctx.log.server(message, 0x0001)
+        sys.stderr.write("pbs_mom: %s\n" % message)
+    ctx.config = config
+    return not errors
 
 
 if __name__ == "__main__":

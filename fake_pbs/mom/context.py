@@ -10,6 +10,7 @@ from fake_pbs.mom.exitwatch import ExitWatch
 from fake_pbs.mom.faults import Faults
 from fake_pbs.mom.hookpoints import HookSite
 from fake_pbs.mom.layout import HostLayout
+from fake_pbs.mom.momconfig import MomConfig
 from fake_pbs.mom.momlog import MomLog
 
 
@@ -21,6 +22,7 @@ class MomContext:
         self.clock = clock or time.time
         self.log = MomLog(home, host, self.clock)
         self.faults = Faults(self.layout.faults)
+        self.config = MomConfig()  # mom_priv/<host>/config, read at start-up (__main__.py)
         # End-of-job timing (fake_pbs/pace.py); under ``pbs`` the resource-poll schedule
         # decides when a TermJob'd job is seen ended.
         self.pace = pace.load(paths.config_file(home))

@@ -297,6 +297,8 @@ class MomDaemon:
         if op == "abort":
             self.sisters.abort(str(msg["job"]))
             return None
+        if op == "poll":  # the primary's IM_POLL_JOB (sisterwatch.py): this mom is up
+            return {"held": str(msg.get("job")) in self.sisters.jobs}
         if op == "kill":
             self.sisters.kill(str(msg["job"]), str(msg.get("signal", "")))
             return None

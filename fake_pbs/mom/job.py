@@ -38,6 +38,7 @@ from fake_pbs.mom.rlimits import SETLIM_FAILED
 from fake_pbs.mom.signals import (ADMIN_RESUME, ADMIN_SUSPEND, RESUME, SUSPEND, TERMJOB,
                                   signal_number)
 from fake_pbs.mom.sisters import JOB_EXEC_RETRY, join_all, join_failure_code, sister_request
+from fake_pbs.mom.sisterwatch import JOB_EXEC_RERUN_SIS_FAIL, SisterWatch
 from fake_pbs.mom.streams import deliveries, job_streams
 from fake_pbs.mom.usage import parse_duration, poll_usage, resources_used
 from fake_pbs.workers import Workers
@@ -56,6 +57,7 @@ SHEPHERD_START_TIMEOUT = 60.0
 # Seconds the mom waits after the obit for the server's copy file request before it stages out
 # on its own (server down or busy): output is never held back for long.
 COPY_WAIT = 10.0
+SISTER_LOST = "sisfail"  # the kill record's reason when a lost sister ends the job
 
 
 def remove_job_dir(files: JobLayout) -> None:
@@ -177,6 +179,8 @@ class MomJob:
             if name != ctx.host and name not in hosts:
                 hosts.append(name)
         self.sisters: Tuple[str, ...] = tuple(hosts)
+        self._sister_watch = SisterWatch(ctx, self.jobid, self.sisters)
+        self._sisters_checked = 0.0
 
     # ---- creation and threads ------------------------------------------------------------------
 
@@ -573,6 +577,7 @@ class MomJob:
             tasks.note_attached_usage(self.files.dir)  # an attached session's CPU, while it runs
             self._check_walltime(shepherd, limit)
             self._check_polled_limits()
+            self._check_sisters()
             self._escalate(shepherd)
             self.wake.wait(self._exit_wait(shepherd))
             self.wake.clear()
@@ -709,6 +714,37 @@ class MomJob:
         if over is not None:
             self._kill_over_limit(self._shepherd_record() or {}, *over)
 
+    def _check_sisters(self) -> None:
+        """A sister lost for longer than ``$max_poll_downtime`` ends the job (sisterwatch.py);
+        PBS polls the sisters of running jobs only, not of suspended ones."""
+        if not self.sisters or self._suspended or self._kill_record() is not None:
+            return
+        now = self.ctx.clock()
+        if now - self._sisters_checked < POLL_SECONDS:
+            return
+        self._sisters_checked = now
+        host = self._sister_watch.check(now)
+        if host is None:
+            return
+        self._sister_watch.log_bailout(host)
+        self._kill_at_once(SISTER_LOST)
+
+    def _kill_at_once(self, reason: str) -> None:
+        """kill_job(pjob, SIGKILL): no SIGTERM first, no kill_delay."""
+        with self._kill_lock:
+            if self.files.kill.exists():
+                return
+            write_json(self.files.kill, {"reason": reason, "at": self.ctx.clock()})
+            with self._kill_cache_lock:
+                self._kill_read = False
+            self._term_sent = self._kill_sent = True
+        self.ctx.log.job(self.jobid, "kill_job")
+        tasks.kill_all(self.files.dir)
+        sid = self._session()
+        if sid > 0:
+            signal_session(sid, signal.SIGKILL)
+        self.wake.set()
+
     def _kill_over_limit(self, shepherd: Dict[str, Any], reason: str, text: str) -> None:
         """mom_main.c: log the reason, tell the job on its stderr, kill it."""
         self.ctx.log.job(self.jobid, text)
@@ -807,6 +843,8 @@ class MomJob:
             status = JOB_EXEC_KILL_WALLTIME
         elif kill is not None and kill.get("reason") in limits.KILL_STATUS:
             status = limits.KILL_STATUS[str(kill["reason"])]
+        elif kill is not None and kill.get("reason") == SISTER_LOST:
+            status = JOB_EXEC_RERUN_SIS_FAIL
         if not self.events.has("finish"):
             self._crash_point("exit-recorded")
             self._finish(record, status)

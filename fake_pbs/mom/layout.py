@@ -38,6 +38,7 @@ class HostLayout:
         self.faults = self.root / "faults.json"
         self.lock = self.root / "mom.lock"
         self.pidfile = self.root / "mom.pid"
+        self.config = self.root / "config"  # momconfig.py
         self.socket = paths.mom_socket(home, host)
 
     def create(self) -> None:

@@ -34,10 +34,11 @@ class DropConnection(Exception):
 
 # ---- primary side -------------------------------------------------------------------------------
 
-def sister_request(ctx: MomContext, host: str, op: str, **args: Any) -> Any:
+def sister_request(ctx: MomContext, host: str, op: str, timeout: float = SISTER_TIMEOUT,
+                   **args: Any) -> Any:
     """One request to the sister ``host``; connection trouble becomes PBSE_SISCOMM."""
     try:
-        channel = connect(paths.mom_socket(ctx.home, host), timeout=SISTER_TIMEOUT)
+        channel = connect(paths.mom_socket(ctx.home, host), timeout=timeout)
     except OSError:
         raise PbsError(PBSE_SISCOMM)
     try:
