@@ -81,7 +81,7 @@ def test_pbsdsh_runs_on_every_node_and_on_the_named_one(cluster: FakeCluster) ->
     ]), "-l", "select=2:ncpus=1", "-l", "place=scatter")
     lines = text.splitlines()
     assert sorted(line for line in lines if line.startswith("task ")) == [
-        "task 0 00000002", "task 1 00000001"]
+        "task 0 00000002", "task 1 00000001"], text
     assert "only 1" in lines
     assert "pbsdsh: task 0x00000000 exit status 3" in lines
     assert "pbsdsh: task 0x00000000 exit status 254" in lines
