@@ -22,8 +22,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 # Set by the run that made the copy, for its xdist workers (they inherit the environment).
 ENV = "FAKE_PBS_TEST_PUBLIC_ROOT"
-# What other users start from ``tests`` (PYTHONPATH=root, ``-m tests.runwire``).
-_TESTS_FILES = ("__init__.py", "runwire.py")
+# What other users start from ``tests``: PYTHONPATH=root, ``-m tests.runwire``, and the group I
+# transcripts' pty driver (tests/interactive/test_transcripts.py).
+_TESTS_FILES = ("__init__.py", "runwire.py", "data/fidelity/openpbs-23.06.06-resv/I_driver.py")
 
 
 def others_can_enter(path: Path) -> bool:
@@ -41,6 +42,7 @@ def _copy() -> Path:
                     ignore=shutil.ignore_patterns("__pycache__"))
     (root / "tests").mkdir(mode=0o755)
     for name in _TESTS_FILES:
+        (root / "tests" / name).parent.mkdir(mode=0o755, parents=True, exist_ok=True)
         shutil.copy2(str(REPO / "tests" / name), str(root / "tests" / name))
     for directory, dirs, files in os.walk(str(root)):  # whatever the checkout's umask was
         for name in dirs:
@@ -74,3 +76,11 @@ def install() -> Path:
 def root() -> Path:
     """Where other users' processes find ``fake_pbs`` and ``tests.runwire`` (PYTHONPATH)."""
     return Path(os.environ.get(ENV) or str(REPO))
+
+
+def reachable(path: Path) -> Path:
+    """Where other users find ``path``, one of the checkout's ``_TESTS_FILES``."""
+    relative = path.resolve().relative_to(REPO / "tests")
+    if str(relative) not in _TESTS_FILES:
+        raise ValueError("%s is not copied for other users (tests/public_tree.py)" % path)
+    return root() / "tests" / relative

@@ -26,6 +26,7 @@ import pytest
 from fake_pbs import paths
 from fake_pbs.mom.ptyrelay import frame
 
+from .. import public_tree
 from ..fidelity.harness.normalize import mask
 from ..fidelity.known_differences import INTERACTIVE_DIFFERENCES
 from ..reliability.rig import BIN, USER_PYTHON, Rig, need_users, wait_for
@@ -96,7 +97,7 @@ _ran: Dict[str, str] = {}
 def _replay(rig: Rig, name: str) -> Tuple[Dict[str, Any], Tuple[int, str, str]]:
     case = _case(name)
     command = case["command"].replace("python3 I_driver.py",
-                                      "%s %s" % (USER_PYTHON, DRIVER))
+                                      "%s %s" % (USER_PYTHON, public_tree.reachable(DRIVER)))
     old, new = SHORTER.get(name, ("", ""))
     command = command.replace(old, new) if old else command
     if name == "I09_I_and_script":
