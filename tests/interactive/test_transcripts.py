@@ -81,8 +81,11 @@ _JOBID = re.compile(r"\b\d+\.vm\b")
 
 def _normal(text: str) -> str:
     """The replay's masks, then what this set adds: job numbers (one job per case), the
-    pty's number, the walltime used when the mom saw it, vnode slot numbers."""
+    pty's number, the walltime used when the mom saw it, vnode slot numbers, and qstat -f's
+    wrapped lines joined (where Variable_List wraps depends on the length of the PATH the
+    test gives the user, which holds the checkout's path; the values are masked anyway)."""
     text = mask(_JOBID.sub("<JOBID>", text))
+    text = text.replace(",\n\t", ",")
     text = re.sub(r"/dev/pts/\d+", "/dev/pts/<N>", text)
     text = re.sub(r"(walltime )\d+( exceeded limit)", r"\1<USED>\2", text)
     text = re.sub(r"(exec_host = vm/)\d+", r"\1<SLOT>", text)
