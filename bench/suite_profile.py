@@ -71,5 +71,5 @@ def pytest_terminal_summary(terminalreporter: "pytest.TerminalReporter") -> None
     write("  %-14s %7.1f s  %5d" % ("all", sum(_by_dir.values()),
                                     sum(len(t) for t in _tests_by_dir.values())))
     write("longest units (a file, or a replay chain):")
-    for unit, seconds in sorted(_by_unit.items(), key=lambda kv: -kv[1])[:15]:
+    for unit, seconds in sorted(_by_unit.items(), key=lambda kv: -kv[1])[:40]:
         write("  %7.1f s  %s" % (seconds, unit))

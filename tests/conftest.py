@@ -89,6 +89,9 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     if config.option.numprocesses and config.getoption("dist", "no") == "no":
         config.option.dist = "loadfile"
         setattr(config, _OWN_SCHEDULER, True)
+    if config.option.numprocesses:
+        from .rewritecache import warm
+        warm(config)  # the workers read the rewritten modules instead of each rewriting them
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of xdist: unknown where xdist is not installed

@@ -17,27 +17,46 @@ from xdist.scheduler import LoadScopeScheduling  # type: ignore[import-untyped]
 REPLAY_TEST = "tests/fidelity/test_replay.py::test_golden_case["
 CHAIN_PREFIX = "chain:"
 
-# Files whose tests took 60 s or more in sum at the loads measured (bench/suite_profile.py,
-# docs/testing.md), longest first: started early, they do not end the run late on one worker.
+# Files whose tests took about 15 s or more in sum (bench/suite_profile.py, root, a 0700 clone,
+# load 4-6, 2026-11-27; docs/testing.md), longest first: handed out early, so that the last
+# units of the run are short ones and the workers end together (a long file handed out last
+# ended one worker ~25 s after the others).  The hypothesis property tests
+# (test_startup, test_submit_path, test_json_block_fast) are CPU-bound: far longer under load.
 LONG_FILES: Tuple[str, ...] = (
-    "tests/reliability/test_hook_crash.py",
-    "tests/multinode/test_tm.py",
-    "tests/bench/test_bench_smoke.py",
-    "tests/reliability/test_server_crash.py",
-    "tests/security/test_server_access.py",
-    "tests/reliability/test_crash_points.py",
-    "tests/security/test_runner.py",
     "tests/server/test_pace.py",
-    "tests/server/test_control.py",
-    # reservation windows, interactive sessions and MPI by host name: 25-40 s each when quiet
+    "tests/multinode/test_tm.py",
+    "tests/security/test_render_values.py",
+    "tests/reliability/test_hook_crash.py",
+    "tests/security/test_job_ids.py",
+    "tests/security/test_mom_records.py",
+    "tests/security/test_identity.py",
+    "tests/security/test_runner.py",
     "tests/reservations/test_server_cluster.py",
+    "tests/security/test_job_files.py",
+    "tests/reliability/test_server_crash.py",
+    "tests/preempt/test_slow_mom.py",
+    "tests/bench/test_bench_smoke.py",
     "tests/interactive/test_transcripts.py",
-    "tests/interactive/test_session.py",
-    "tests/multinode/test_hostnames.py",
-    "tests/reservations/test_group_r.py",
-    # hypothesis's property tests: CPU-bound, 40-100 s each under load
-    "tests/bench/test_submit_path.py",
+    "tests/cli/test_runner_workers.py",
+    "tests/security/test_hostile_paths.py",
+    "tests/reliability/test_crash_points.py",
+    "tests/security/test_runner_imports.py",
+    "tests/executor/test_e2e.py",
+    "tests/reliability/test_stop.py",
+    "tests/server/test_control.py",
+    "tests/executor/test_load.py",
+    "tests/multinode/test_lost_sister.py",
     "tests/bench/test_startup.py",
+    "tests/reliability/test_node_down.py",
+    "tests/security/test_server_access.py",
+    "tests/interactive/test_session.py",
+    "tests/reliability/test_security.py",
+    "tests/docs/test_coverage_behaviours.py",
+    "tests/reservations/test_group_r.py",
+    "tests/reliability/test_mom_crash.py",
+    "tests/preempt/test_delete.py",
+    "tests/bench/test_submit_path.py",
+    "tests/security/test_connect.py",
     "tests/cli/test_json_block_fast.py",
 )
 
