@@ -10,12 +10,14 @@ name <name> not found``, then ``pbs_mom: config file(s) parsing failed``, exit 1
 The file is trusted only when the mom's own user (or root) owns it and no one else may write it.
 """
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Dict, List, Tuple
 
 DEFAULT_MAX_POLL_DOWNTIME = 300  # job.h PBS_MAX_POLL_DOWNTIME
+_LEADING_INT = re.compile(r"\s*([+-]?[0-9]+)")
 
 
 @dataclass
@@ -28,12 +30,9 @@ class ConfigError(Exception):
 
 
 def _max_poll_downtime(config: MomConfig, value: str) -> bool:
-    # set_max_poll_downtime: strtol base 10, a value <= 0 fails
-    digits = value.strip()
-    sign = digits[:1] if digits[:1] in "+-" else ""
-    body = digits[len(sign):]
-    count = len(body) - len(body.lstrip("0123456789"))
-    number = int(sign + body[:count]) if count else 0
+    # set_max_poll_downtime: strtol base 10 (its leading number, else 0); a value <= 0 fails
+    leading = _LEADING_INT.match(value)
+    number = int(leading.group(1)) if leading else 0
     if number <= 0:
         return False
     config.max_poll_downtime = number
