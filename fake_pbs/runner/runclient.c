@@ -4,9 +4,9 @@
  *     runclient PYTHON WRAPPER [ARG]...
  *
  * fake_pbs/bin/fake-pbs execs this as `runclient "$py" "$0" "$@"`.  It hands the command to the
- * cluster's runner (`fake-pbs start` compiles in the runner's socket as RUNNER_SOCKET, and as
- * RUNNER_WRAPPER the wrapper of the tree the runner runs: another checkout's commands, whose
- * code may differ, take the Python path):
+ * cluster's runner (its socket is written into runner_socket below in each cluster's copy; the
+ * wrapper of the tree the runner runs is compiled in as RUNNER_WRAPPER: another checkout's
+ * commands, whose code may differ, take the Python path):
  * its stdin, stdout, stderr and working directory as descriptors, its umask, argv and
  * environment; it forwards SIGINT, SIGTERM and SIGHUP to the command, and exits with the
  * command's status or dies of its signal.  Whenever the runner cannot take the command before
@@ -32,9 +32,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#if !defined(RUNNER_SOCKET) || !defined(RUNNER_WRAPPER)
-#error "build with -DRUNNER_SOCKET=\"<run dir>/runner.sock\" -DRUNNER_WRAPPER=\"<bin>/fake-pbs\""
+#if !defined(RUNNER_SOCKET_SLOT) || !defined(RUNNER_WRAPPER)
+#error "build with -DRUNNER_SOCKET_SLOT=\"<mark>\" -DRUNNER_WRAPPER=\"<bin>/fake-pbs\""
 #endif
+
+/* The runner's socket path.  One compile serves every cluster: fake_pbs/runner/build.py writes
+ * a cluster's path, NUL-padded, over this slot in that cluster's copy of the client; as compiled
+ * it holds RUNNER_SOCKET_SLOT, which is no path.  Neither static nor const: the compiler keeps it
+ * in the binary and reads it at run time. */
+char runner_socket[sizeof(((struct sockaddr_un *)0)->sun_path)] = RUNNER_SOCKET_SLOT;
 
 #define MAX_REQUEST (8u << 20) /* fake_pbs/runner/worker.py's */
 
@@ -126,8 +132,8 @@ static void die_of(int sig)
  * others; its owner in *owner. */
 static int trusted_directory(uid_t *owner)
 {
-    char folder[sizeof(RUNNER_SOCKET)];
-    memcpy(folder, RUNNER_SOCKET, sizeof folder);
+    char folder[sizeof runner_socket];
+    memcpy(folder, runner_socket, sizeof folder);
     char *slash = strrchr(folder, '/');
     if (!slash)
         return 0;
@@ -198,6 +204,9 @@ int main(int argc, char **argv)
         fallback();
     free(wrapper);
 
+    /* A copy whose slot holds no path (never filled) has no runner to go to. */
+    if (runner_socket[0] != '/' || !memchr(runner_socket, '\0', sizeof runner_socket))
+        fallback();
     uid_t owner;
     if (!trusted_directory(&owner))
         fallback(); /* not even a connection: the Python path says why */
@@ -205,9 +214,9 @@ int main(int argc, char **argv)
     struct sockaddr_un addr;
     memset(&addr, 0, sizeof addr);
     addr.sun_family = AF_UNIX;
-    if (sizeof(RUNNER_SOCKET) > sizeof addr.sun_path || sock < 0)
+    if (sock < 0)
         fallback();
-    memcpy(addr.sun_path, RUNNER_SOCKET, sizeof(RUNNER_SOCKET));
+    memcpy(addr.sun_path, runner_socket, sizeof runner_socket);
     if (connect(sock, (struct sockaddr *)&addr, sizeof addr) != 0 || !trusted_peer(sock, owner))
         fallback();
     int cwd = open(".", O_PATH | O_DIRECTORY | O_CLOEXEC);

@@ -255,6 +255,26 @@ def test_client_is_rebuilt_only_when_its_source_or_socket_changes(tmp_path: Path
     assert paths.run_dir_path(str(home)) in paths.runner_socket_path(str(home))
 
 
+def test_a_client_without_its_socket_takes_the_python_path(
+        fake_pbs: FakeCluster, logged: Tuple[Dict[str, str], Path], tmp_path: Path) -> None:
+    """The client as compiled, before build.py wrote a cluster's socket into its slot, goes
+    to no runner: the command runs the Python way (fake_pbs/runner/runclient.c)."""
+    env, log = logged
+    image = runclient.client_path(fake_pbs.home).read_bytes()
+    socket = os.fsencode(paths.runner_socket_path(str(fake_pbs.home))) + b"\0"
+    at = image.find(socket)
+    assert at >= 0
+    for name, slot in (("filled", image[at:at + runclient.SLOT_SIZE]),
+                       ("unfilled", runclient.SLOT_MARK.ljust(runclient.SLOT_SIZE, b"\0"))):
+        client = tmp_path / name
+        client.write_bytes(image[:at] + slot + image[at + runclient.SLOT_SIZE:])
+        client.chmod(0o755)
+        done = _run([str(client), env["FAKE_PBS_PYTHON"], os.path.join(
+            str(paths.bin_dir()), "qstat"), "-Q"], env, str(tmp_path))
+        assert done[0] == 0 and "workq" in done[1], (name, done)
+        assert len(_calls(log)) == (0 if name == "filled" else 1), name
+
+
 def test_warm_up_leaves_nothing_behind() -> None:
     """The runner's warm-up runs commands in its own process against a made-up connection;
     whatever it changes (streams, argv, environment, umask, signals, the collector, the
