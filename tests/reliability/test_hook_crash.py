@@ -115,6 +115,25 @@ def test_mom_killed_during_end_hook_does_not_run_it_again(rig: Rig) -> None:
     assert _lines(trace) == ["start", "end"]
 
 
+def _why_no_record(rig: Rig, record_path: Path) -> str:
+    """What was there when a shepherd's result did not come: the job directory, the
+    cluster's processes and the end of the mom's log."""
+    from fake_pbs import control
+    folder = record_path.parent
+    files = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else "no directory"
+    procs = []
+    for pid in control.processes_of(rig.home):
+        try:
+            with open("/proc/%d/cmdline" % pid, "rb") as handle:
+                procs.append(handle.read().replace(b"\0", b" ").decode(errors="replace"))
+        except OSError:
+            pass
+    logs = rig.home / "mom_logs" / "n1"
+    tail = "".join(p.read_text() for p in sorted(logs.iterdir())).splitlines()[-25:]
+    return "the alarm was not enforced without a mom: %s holds %s; processes %s; mom log:\n%s" % (
+        folder, files, procs, "\n".join(tail))
+
+
 def test_prologue_alarm_expiring_while_the_mom_is_down_is_an_alarm(rig: Rig) -> None:
     """The hook shepherd enforces the alarm with no mom running: the result is recorded as an
     alarm (hook error), the restarted mom logs nothing new for it and the job never runs
@@ -125,7 +144,7 @@ def test_prologue_alarm_expiring_while_the_mom_is_down_is_an_alarm(rig: Rig) -> 
     wait_for(lambda: _lines(trace) == ["start"], 30, lambda: "hook never started")
     rig.kill("mom", "n1")
     record_path = _job_dir(rig, "n1", jobid) / "hook_execjob_prologue.json"
-    wait_for(record_path.exists, 20, lambda: "the alarm was not enforced without a mom")
+    wait_for(record_path.exists, 20, lambda: _why_no_record(rig, record_path))
     record = read_json(record_path) or {}
     assert record["error"] is True and record["accept"] is False
     logged = "".join(p.read_text() for p in (rig.home / "mom_logs" / "n1").iterdir())
