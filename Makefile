@@ -5,7 +5,7 @@ PY = $(VENV)/bin/python
 .PHONY: venv test fast lint typecheck fidelity bench psij-upstream clean
 
 venv:
-	python3 -m venv $(VENV) && $(VENV)/bin/pip install -q -e '.[test]'
+	python3 -m venv $(VENV) && $(VENV)/bin/pip install -q -e '.[test,lint]'
 
 test:
 	$(VENV)/bin/pytest --executors=pbspro
