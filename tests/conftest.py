@@ -64,9 +64,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                           '(psijpbs/README.md, "Validating on a real PBS").')
 
 
-# Measured on the 2-core machine (docs/testing.md): the waits, not the cores, bound the run; with
-# the replay's chains side by side the run ends when the workers' shares do.
-DEFAULT_WORKERS = 6
+# Measured on the 2-core machine (docs/testing.md): with the replay's chains side by side the run
+# ends when the workers' shares do; with 6 workers the cores idled a quarter of the run (the first
+# minutes are waits at PBS's pace), with 8 a tenth.
+DEFAULT_WORKERS = 8
 
 
 # Set on the controller's config when it chose the distribution (no --dist given).
