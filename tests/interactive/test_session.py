@@ -69,10 +69,13 @@ def _shell(session: PtySession) -> str:
 
 
 def _run(session: PtySession, line: str, timeout: float = 15.0) -> str:
-    """Type ``line``; its output, up to an end mark the echo of the line cannot show."""
+    """Type ``line``; its output, up to an end mark the echo of the line cannot show.  Returns
+    once the shell prompts again: a line typed before that prompt is echoed by the terminal
+    ahead of it, so the next command's output would follow ``PROMPT> `` instead of its line."""
     mark = len(session.output)
     session.send(line + "; echo @@$((6*7))\n")
     found = session.expect("@@42\r\n", timeout, start=mark)
+    session.expect(PROMPT, timeout, start=found.end())
     return session.output[mark:found.start()].decode("utf-8", "replace")
 
 
