@@ -60,9 +60,11 @@ def test_suspend_reaches_a_run_the_mom_has_not_taken_yet(rig: PreemptRig) -> Non
         victim = rig.submit('for i in $(seq 1 40); do date +%s >> "$PBS_O_WORKDIR/ticks"; '
                             'sleep 0.25; done')
         rig.wait(victim, "R", timeout=10, started=False)
-        # long enough that a late start report still finds the victim suspended (under load it
-        # came after a 4 s express job had ended and the victim had resumed)
-        urgent = rig.submit("sleep 12", "-q", "expressq")
+        # The express job runs until the test lets it end (bounded: 60 s), so the victim stays
+        # suspended however late its start report comes (under load a sleep of 12 s had ended
+        # and the victim had resumed before its shell was seen stopped).
+        urgent = rig.submit('i=0; until [ -e "$PBS_O_WORKDIR/go" ] || [ $i -ge 600 ]; do '
+                            'sleep 0.1; i=$((i+1)); done', "-q", "expressq")
         rig.wait(urgent, "R", timeout=30)
         assert rig.job(victim)["job_state"] == "S"
         ticks = rig.workdir(victim) / "ticks"
@@ -77,6 +79,7 @@ def test_suspend_reaches_a_run_the_mom_has_not_taken_yet(rig: PreemptRig) -> Non
         assert rig.job(urgent).get("job_state") == "R"
         after = ticks.read_text() if ticks.exists() else ""
         assert after == before, "the suspended victim went on running"
+        (rig.workdir(urgent) / "go").touch()
         rig.wait(urgent, "F", timeout=40)
         rig.wait(victim, "R", timeout=30)
         wait_for(ticks.exists, 30, "the resumed victim's ticks")  # the file is the right one
