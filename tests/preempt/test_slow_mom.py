@@ -29,6 +29,14 @@ def _stopped(pid: int) -> bool:
         return False
 
 
+def _state(pid: int) -> str:
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as handle:
+            return handle.read().rsplit(b") ", 1)[-1][:1].decode()
+    except OSError:
+        return "gone"
+
+
 def test_requeue_reaches_a_run_the_mom_has_not_taken_yet(rig: PreemptRig) -> None:
     """preempt_order R: the victim, R on the server but not yet on the mom, is requeued when the
     mom takes it (Exit_status -11, back to Q); the express job runs; no orphan, no overlap."""
@@ -73,7 +81,11 @@ def test_suspend_reaches_a_run_the_mom_has_not_taken_yet(rig: PreemptRig) -> Non
         # (its first tick may precede the stop) before sampling, not for a fixed time.
         wait_for(lambda: "session_id" in rig.job(victim), 30, "the victim's start report")
         shell = int(rig.job(victim)["session_id"])
-        wait_for(lambda: _stopped(shell), 30, "the victim's shell stopped by the SIGSTOP")
+        wait_for(lambda: _stopped(shell), 30, lambda: "the victim's shell %d was not stopped "
+                 "by the SIGSTOP (state %s); the victim %r; its log lines:\n%s" % (
+                     shell, _state(shell), rig.job(victim), "\n".join(
+                         line for daemon in ("server", "mom") for line in rig.log_lines(daemon)
+                         if victim in line)))
         before = ticks.read_text() if ticks.exists() else ""
         time.sleep(1.5)  # a running victim would add about six ticks meanwhile
         assert rig.job(urgent).get("job_state") == "R"
