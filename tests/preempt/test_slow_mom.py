@@ -6,7 +6,9 @@ the mom 2 s before it takes a job in.  Before the fix, a requeue sent in that wi
 job on the server while the mom went on to run it: an orphan holding the node's only cpu, and
 the scheduler stuck waiting for it (the CI failure of session 2).
 """
+import os
 import time
+from typing import List
 
 from fake_pbs import control
 from fake_pbs.testing import wait_for
@@ -20,21 +22,29 @@ def _slow(rig: PreemptRig) -> None:
     control.fault(rig.home, "vm", "slow")
 
 
-def _stopped(pid: int) -> bool:
-    """The process is stopped by a signal (state T in /proc/PID/stat)."""
-    try:
-        with open("/proc/%d/stat" % pid, "rb") as handle:
-            return handle.read().rsplit(b") ", 1)[-1][:1] in (b"T", b"t")
-    except OSError:
-        return False
+def _session_states(sid: int) -> List[str]:
+    """The states (/proc/PID/stat) of the live processes of session ``sid``."""
+    states = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % name, "rb") as handle:
+                fields = handle.read().rsplit(b") ", 1)[-1].split()
+        except OSError:
+            continue
+        if len(fields) > 3 and fields[3] == str(sid).encode() and fields[0] not in (b"Z", b"X"):
+            states.append(fields[0].decode())
+    return states
 
 
-def _state(pid: int) -> str:
-    try:
-        with open("/proc/%d/stat" % pid, "rb") as handle:
-            return handle.read().rsplit(b") ", 1)[-1][:1].decode()
-    except OSError:
-        return "gone"
+def _stopped(sid: int) -> bool:
+    """The job's session is stopped by a signal: its processes are stopped (state T), but for
+    a parent blocked in ``vfork`` until its stopped child execs (state D: dash, an ordinary
+    user's ``/bin/sh``, runs commands through vfork; the kernel shows such a parent D, not T,
+    while the child is stopped)."""
+    states = _session_states(sid)
+    return bool({"T", "t"} & set(states)) and all(s in ("T", "t", "D") for s in states)
 
 
 def test_requeue_reaches_a_run_the_mom_has_not_taken_yet(rig: PreemptRig) -> None:
@@ -81,9 +91,9 @@ def test_suspend_reaches_a_run_the_mom_has_not_taken_yet(rig: PreemptRig) -> Non
         # (its first tick may precede the stop) before sampling, not for a fixed time.
         wait_for(lambda: "session_id" in rig.job(victim), 30, "the victim's start report")
         shell = int(rig.job(victim)["session_id"])
-        wait_for(lambda: _stopped(shell), 30, lambda: "the victim's shell %d was not stopped "
-                 "by the SIGSTOP (state %s); the victim %r; its log lines:\n%s" % (
-                     shell, _state(shell), rig.job(victim), "\n".join(
+        wait_for(lambda: _stopped(shell), 30, lambda: "the victim's session %d was not stopped "
+                 "by the SIGSTOP (states %s); the victim %r; its log lines:\n%s" % (
+                     shell, _session_states(shell), rig.job(victim), "\n".join(
                          line for daemon in ("server", "mom") for line in rig.log_lines(daemon)
                          if victim in line)))
         before = ticks.read_text() if ticks.exists() else ""
