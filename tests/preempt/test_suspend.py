@@ -1,5 +1,7 @@
 """Preemption by suspension (default preempt_order SCR; master g40-g44, extra k06) and the
 resume of the suspended job once the express job is done."""
+import re
+
 from .preemptrig import NodeSampler, PreemptRig, index_of
 
 
@@ -21,7 +23,9 @@ def test_scr_suspends_then_resumes(rig: PreemptRig) -> None:
         rig.wait(urgent, "F")
         again = rig.wait(victim, "R")
         assert again["substate"] == "42" and again["run_count"] == "1"
-    assert "RSR" in sampler.states_seen[victim], sampler.states_seen
+    # The test's own waits saw R, S, R in that order; the sampler, polling, may miss the short
+    # first R (psijci CI, under load) but must never see the victim go back to Q (a requeue).
+    assert re.fullmatch("Q?R?SR", sampler.states_seen[victim]), sampler.states_seen
     sched = rig.log_lines("sched")
     suspended = index_of(sched, ";%s;Job preempted by suspension" % victim)
     assert 0 <= suspended < index_of(sched, ";%s;Job run" % urgent)
