@@ -7,10 +7,10 @@ differs from the mom's; otherwise it copies in-process with ``cp``'s file-mode r
 A copy that fails is tried again as PBS's ``sys_copy`` does (stage_func.c): four tries, each
 failure logged (``command: /bin/cp -rp SRC DST status=1, try=N``), with a pause after the
 second and the fourth (11 s and 21 s: ``sleep(loop / 2 * 10 + 1)``; the job stays in E the ~32
-s, extra case i05g).  Then the file is kept in the host's ``undelivered/`` directory, the mom
-logs PBS's report (``Job files not copied``, cp's error, ``Output retained on that host in``)
-and the stage-out is reported failed (Stageout_status = 0, i05w).  The pauses are the pace's
-(fake_pbs/pace.py): none under ``fast``.
+s, extra case i05g).  Then the spool file is moved into the host's ``undelivered/`` directory
+(still the owner's: i05v), the mom logs PBS's report (``Job files not copied``, cp's error,
+``Output retained on that host in``) and the stage-out is reported failed (Stageout_status = 0,
+i05w).  The pauses are the pace's (fake_pbs/pace.py): none under ``fast``.
 """
 import os
 import shutil
@@ -157,13 +157,18 @@ class Report:
         self.jobid = jobid
         self.owner = owner
         self.host = host
-        self.failed: List[Tuple[str, str, str, str]] = []  # (src, dst, error, kept at)
+        self.failed: List[Tuple[str, str, str, Optional[str]]] = []  # (src, dst, error, kept)
 
     def attempt(self, src: str, dst: str, status: int, attempt: int) -> None:
         self.log.write(0x0080, "Fil", "sys_copy", "command: %s -rp %s %s status=%d, try=%d"
                        % (CP, src, dst, status, attempt))
 
-    def gave_up(self, src: str, dst: str, copied: Copied, kept: str) -> None:
+    def rename_failed(self, src: str, dst: str, errno: int) -> None:
+        """log_err's line for stage_func.c's failed move into undelivered."""
+        self.log.write(0x0001, "Svr", "pbs_mom", "%s (%d) in req_cpyfile, Unable to rename %s "
+                       "to %s" % (os.strerror(errno), errno, src, dst))
+
+    def gave_up(self, src: str, dst: str, copied: Copied, kept: Optional[str]) -> None:
         name = os.path.basename(src)
         remote = "%s:%s" % (self.host, dst)
         self.log.write(0x0001, "Fil", "copy_file", "Job %s: sys_copy failed, return value=%d"
@@ -183,11 +188,31 @@ class Report:
         lines = ["Job files not copied:---->>>>"]
         for src, remote, error, kept in self.failed:
             lines += ["Unable to copy file %s to %s" % (src, remote), ">>> error from copy",
-                      error, ">>> end error output", "Output retained on that host in: %s" % kept]
+                      error, ">>> end error output"]
+            if kept is not None:
+                lines.append("Output retained on that host in: %s" % kept)
         lines += list(more)
         lines.append("---->>>>")
         for line in lines:
             self.log.job(self.jobid, line, 0x0100)
+
+
+def keep_undelivered(spool: str, undelivered: Path, report: Optional["Report"]) -> Optional[str]:
+    """Move a spool file that could not be delivered into ``undelivered``; its new path, or None
+    when the move failed (logged as PBS's ``Unable to rename``).
+
+    PBS renames the file (stage_func.c, from_spool): it stays the owner's, mode and all, so the
+    owner can fetch it from the world-writable, sticky directory.  A rename never follows a link
+    someone planted under the target name there, and replaces whatever file was in the way."""
+    kept = str(undelivered / os.path.basename(spool))
+    try:
+        undelivered.mkdir(parents=True, exist_ok=True)
+        os.replace(spool, kept)
+    except OSError as err:
+        if report is not None:
+            report.rename_failed(spool, kept, err.errno or 0)
+        return None
+    return kept
 
 
 def deliver(streams: List[Stream], launch: Mapping[str, Any], undelivered: Path,
@@ -214,9 +239,7 @@ def deliver(streams: List[Stream], launch: Mapping[str, Any], undelivered: Path,
         if copied.status == 0:
             done += 1
             continue
-        undelivered.mkdir(parents=True, exist_ok=True)
-        kept = str(undelivered / os.path.basename(stream.write_to))
-        shutil.copyfile(stream.write_to, kept)
+        kept = keep_undelivered(stream.write_to, undelivered, report)
         if report is not None:
             report.gave_up(stream.write_to, stream.deliver_to, copied, kept)
     if report is not None and summarize:

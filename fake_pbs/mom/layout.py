@@ -18,6 +18,7 @@
     faults.json                  injected faults (survive a restart)
     mom.lock, mom.pid            one mom per host
 """
+import os
 from pathlib import Path
 
 from fake_pbs import paths
@@ -46,7 +47,9 @@ class HostLayout:
         for directory in (self.root, self.jobs, self.aux, self.tmp, self.undelivered):
             directory.mkdir(parents=True, exist_ok=True)
             directory.chmod(0o711)
-        self.undelivered.chmod(0o700)
+        # PBS's undelivered/ is 1777 (pbs_postinstall): owners fetch the output kept there, which
+        # stays theirs (delivery.keep_undelivered).  A private cluster's owns every file anyway.
+        self.undelivered.chmod(0o1777 if os.geteuid() == 0 else 0o700)
 
     def job(self, jobid: str) -> "JobLayout":
         """The files of ``jobid``: a ValueError for an id that is not one plain file name, so

@@ -1,8 +1,11 @@
 """The mom's in-process output copy behaves as the ``/bin/cp`` it replaces (stage-out)."""
 import os
+import stat
 import subprocess
 from pathlib import Path
-from typing import List
+from typing import Any, List
+
+import pytest
 
 from fake_pbs.mom import delivery
 
@@ -90,4 +93,57 @@ def test_failed_copy_is_tried_four_times_with_sys_copy_pauses(tmp_path: Path) ->
     assert (0x0001, "Fil", "copy_file", "Job 336.vm: sys_copy failed, return value=1") \
         in log.lines
     assert (tmp_path / "undelivered" / "336.vm.ER").read_bytes() == b"err\n"
+    assert not err.exists()  # moved, not copied (stage_func.c renames it)
+    err.write_bytes(b"err\n")
     assert delivery.copy_file(str(err), dst, launch, True).error == cp_error
+
+
+def _failing_stream(tmp_path: Path, name: str) -> "tuple[Path, Any]":
+    from fake_pbs.mom.streams import Stream
+    spool = tmp_path / "jobs" / name
+    spool.parent.mkdir(exist_ok=True)
+    spool.write_bytes(b"secret output\n")
+    return spool, Stream("o", str(spool), str(tmp_path / "no" / "such" / "out"), False)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="chown to another user needs root")
+def test_kept_output_stays_the_owners_and_replaces_a_planted_link(tmp_path: Path) -> None:
+    """i05v (ls of PBS's undelivered/: ``-rw------- pbsuser pbsuser 336.vm.ER``) and
+    stage_func.c: the spool file is renamed into undelivered/, so it keeps its owner and mode;
+    a link another user planted under its name in the sticky, world-writable directory is
+    replaced, never followed."""
+    spool, stream = _failing_stream(tmp_path, "7.vm.OU")
+    os.chown(str(spool), 12345, 12345)
+    os.chmod(str(spool), 0o600)
+    undelivered = tmp_path / "undelivered"
+    undelivered.mkdir(mode=0o1777)
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"root's file\n")
+    (undelivered / "7.vm.OU").symlink_to(victim)
+    launch = {"uid": 12345, "gid": 12345, "umask": 0o077}
+    assert delivery.deliver([stream], launch, undelivered, True) == (0, 1)
+    kept = os.lstat(str(undelivered / "7.vm.OU"))
+    assert stat.S_ISREG(kept.st_mode) and stat.S_IMODE(kept.st_mode) == 0o600
+    assert (kept.st_uid, kept.st_gid) == (12345, 12345)
+    assert (undelivered / "7.vm.OU").read_bytes() == b"secret output\n"
+    assert victim.read_bytes() == b"root's file\n"
+
+
+def test_a_failed_move_is_logged_and_retains_nothing(tmp_path: Path) -> None:
+    """stage_func.c: when the rename into undelivered/ fails (here a directory is in the way),
+    log_err writes ``Unable to rename SRC to DST`` and the report has no ``Output retained``
+    line."""
+    spool, stream = _failing_stream(tmp_path, "8.vm.OU")
+    undelivered = tmp_path / "undelivered"
+    (undelivered / "8.vm.OU" / "inside").mkdir(parents=True)
+    launch = {"uid": os.geteuid(), "gid": os.getegid(), "umask": 0o077}
+    log = _Log()
+    report = delivery.Report(log, "8.vm", "pbsuser", "vm")
+    assert delivery.deliver([stream], launch, undelivered, True, report) == (0, 1)
+    kept = str(undelivered / "8.vm.OU")
+    errno_text = [line for line in log.lines if line[1] == "Svr"]
+    assert len(errno_text) == 1 and errno_text[0][3].endswith(
+        "in req_cpyfile, Unable to rename %s to %s" % (spool, kept)), log.lines
+    job_lines = [line[3] for line in log.lines if line[1] == "Job"]
+    assert job_lines[-2] == ">>> end error output" and job_lines[-1] == "---->>>>"
+    assert not any(line.startswith("Output retained") for line in job_lines)

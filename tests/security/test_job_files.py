@@ -107,3 +107,24 @@ def test_spool_files_belong_to_the_owner(rig: Rig) -> None:
     assert os.stat(str(spool.parent)).st_uid == 0
     rig.run(["qdel", jobid], user="pbsuser")
     rig.wait(jobid)
+
+
+def test_undelivered_output_is_the_owners_to_fetch(rig: Rig) -> None:
+    """An output file the mom cannot deliver is moved into undelivered/, a sticky directory
+    every user may enter (PBS: mode 1777, pbs_postinstall), and stays its owner's, mode 0600
+    (extra i05v: ``-rw------- pbsuser pbsuser 336.vm.ER``; stage_func.c renames the spool
+    file): the owner reads it, another user cannot."""
+    place = _user_dir(rig, "pbsuser")
+    jobid = rig.qsub("echo kept-for-me >&2", "-e", str(place / "missing" / "e.err"),
+                     user="pbsuser")
+    rig.wait(jobid)
+    kept = next(rig.home.glob("mom_priv/*/undelivered/%s.ER" % jobid))
+    directory = os.stat(str(kept.parent))
+    assert directory.st_uid == 0 and stat.S_IMODE(directory.st_mode) == 0o1777
+    info = os.lstat(str(kept))
+    assert stat.S_ISREG(info.st_mode) and stat.S_IMODE(info.st_mode) == 0o600
+    assert info.st_uid == pwd.getpwnam("pbsuser").pw_uid
+    mine = rig.run(["cat", str(kept)], user="pbsuser")
+    assert (mine.returncode, mine.stdout) == (0, "kept-for-me\n"), mine.stderr
+    theirs = rig.run(["cat", str(kept)], user="pbsuser2")
+    assert theirs.returncode != 0 and "Permission denied" in theirs.stderr
