@@ -296,12 +296,16 @@ PLANS: Dict[str, Tuple[Dict[str, List[Step]], List[Tuple[str, str, LogSpec]]]] =
 _LOG_STAMP = re.compile(r"^(\d\d)/(\d\d)/(\d{4}) (\d\d:\d\d:\d\d)")
 
 
-# Excerpts whose capture mark was set before their group's first case: their first line is an
-# earlier case's (k04l opens with 389.vm's submission, k03o; k06h/k06i with 392.vm's, k05).
+# Excerpts whose capture mark was not set at their group's first case.  Set before it, their
+# first line is an earlier case's (k04l opens with 389.vm's submission, k03o; k06h/k06i with
+# 392.vm's, k05).
 _EXTRA_MARKS: Dict[str, str] = {
     "k04l_qrerun_server.log": "k03o_qsub_trapC",
     "k06h_qrun_preempt_sched.log": "k05_qsub_queued",
     "k06i_qrun_preempt_server.log": "k05_qsub_queued",
+    # ... or after it: m09i opens with m09e's hook creation, not with the syntax error of m09a
+    # (syn_err's compile lines, which m09d shows, are not in it)
+    "m09i_raise_alarm_server.log": "m09e_create_qj_raise_sleep",
 }
 
 
