@@ -12,7 +12,7 @@ from fake_pbs.cli.posix_getopt import OptionError, strict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List
+    from typing import Any, List
 
 USAGE = ("usage:\n"
          "\tqdel [-W force|suppress_email=X] [-x] job_identifier...\n"
@@ -41,10 +41,15 @@ def body(argv: List[str]) -> int:
     if errors or not ids:
         sys.stderr.write("".join(m + "\n" for m in errors))
         return jobctl.usage(USAGE)
-    return jobctl.each_job(
-        "qdel", ids, lambda jobid: common.request(
-            "deljob", id=jobid, force=force, purge=purge, suppress_mail=suppress),
-        qualify_ids=False)
+    sent = [0]
+
+    def send(jobid: str) -> Any:
+        # qdel.c sends its first suppress_email ids with mail and the rest with "nomail":
+        # the server tells them apart by each id's place in the command
+        sent[0] += 1
+        return common.request("deljob", id=jobid, force=force, purge=purge,
+                              suppress_mail=suppress, mail_index=sent[0] - 1)
+    return jobctl.each_job("qdel", ids, send, qualify_ids=False)
 
 
 def main() -> None:

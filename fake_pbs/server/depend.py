@@ -19,7 +19,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from fake_pbs.model import states as st
 from fake_pbs.model.errors import PBSE_BADDEPEND, PbsError
-from fake_pbs.server import jobids, lifecycle
+from fake_pbs.server import jobids, lifecycle, mail
 
 Job = Dict[str, Any]
 Dep = Tuple[str, str]  # (type, canonical job id)
@@ -257,6 +257,8 @@ def _delete(app: Any, job: Job, message: Optional[str]) -> None:
     if message is not None:
         app.log.job(job["_id"], message)
     app.acct.record("A", job["_id"], message or "")  # k14f: the A record carries the reason
+    if message is not None:  # job_abt: the abort mail, as asked for (the default 'a')
+        mail.send(app, job, mail.ABORT, message)
     job["_deps"] = []
     lifecycle.to_history(app, job, st.SUB_FINISHED, ran=False)
 

@@ -15,7 +15,7 @@ from fake_pbs.model import node_states, states as st
 from fake_pbs.model.attrs import is_true
 from fake_pbs.model.errors import (PBSE_HOOK_REJECT_DELETEJOB, PBSE_HOOK_REJECT_RERUNJOB,
                                    PBSE_MOMREJECT, message_for)
-from fake_pbs.server import (accounting, assigned, hookpoints, hooksync, subjobs,
+from fake_pbs.server import (accounting, assigned, hookpoints, hooksync, mail, subjobs,
                              vnodeslots as vnodes)
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.logs import DEBUG
@@ -138,6 +138,7 @@ def _accepted(app: ServerApp, job: Job) -> None:
     job["_accepted"] = job.get("run_count")
     exec_vnode = str(job.get("exec_vnode", ""))
     app.acct.record("S", job["_id"], accounting.job_fields(job, "S") + assigned_fields(exec_vnode))
+    mail.send(app, job, mail.BEGIN)  # complete_running
 
 
 def run_refused(app: ServerApp, job: Job, code: int, message: str) -> None:
@@ -241,6 +242,7 @@ def _parent_began(app: ServerApp, parent_id: str, now: int) -> None:
         "%a %b %d at %H:%M", time.localtime(now))
     touch(app, parent)
     app.acct.record("S", parent_id, accounting.job_fields(parent, "S"))
+    mail.send(app, parent, mail.BEGIN)
     save(app, parent)
 
 
@@ -311,6 +313,9 @@ def apply_event(app: ServerApp, event: Dict[str, Any]) -> bool:
         return True
     if kind == "stagein_failed":
         stage_in_failed(app, job)
+        # post_stagein: the mom's bad list goes to the owner, whatever Mail_Points says
+        mail.send(app, job, mail.STAGEIN, "\n".join(str(b) for b in event.get("bad") or []),
+                  force=True)
         return True
     if kind == "stagedin":
         if job.get("substate") == str(st.SUB_STAGEGO):
@@ -526,6 +531,7 @@ def _decide_end(app: ServerApp, job: Job) -> bool:
         return True
     job["Exit_status"] = str(status)
     hookpoints.current().jobobit(app, job)
+    _mail_end(app, job, status, rerunable)
     suffix = _comment_suffix(job, status)
     if suffix and job.get("comment") and not job["comment"].endswith(" " + suffix):
         job["comment"] = job["comment"] + " " + suffix
@@ -543,6 +549,17 @@ def _decide_end(app: ServerApp, job: Job) -> bool:
     to_history(app, job, st.final_substate(status, job.get("_deleted_by") is not None),
                ran=True, end_status=status)
     return True
+
+
+def _mail_end(app: ServerApp, job: Job, status: int, rerunable: bool) -> None:
+    """req_jobobit.c's mail for a run that ends (not requeued): a forced abort mail for a
+    mom's special exit code, else the end mail with the exit status and usage."""
+    if status in mail.ABORT_TEXT:
+        mail.send(app, job, mail.ABORT, mail.ABORT_TEXT[status], force=True)
+        return
+    if status in RERUN_IF_RERUNABLE and not rerunable:
+        mail.send(app, job, mail.ABORT, "Non-rerunable job deleted on requeue")
+    mail.send(app, job, mail.END, mail.end_text(job, status))
 
 
 def _free(app: ServerApp, job: Job) -> None:
@@ -775,6 +792,7 @@ def array_child_ended(app: ServerApp, parent_id: str) -> None:
     if began:  # a parent that began has an E record, without usage (k14d)
         app.acct.record("E", parent_id, accounting.end_fields(
             parent, int(parent["Exit_status"]), app.now(), with_usage=False))
+        mail.send(app, parent, mail.END, "Exit_status=%s" % parent["Exit_status"])
     for child in stored:  # those of the table follow the parent's state (subjobs.record)
         if app.history_enabled():
             child["job_state"] = st.FINISHED

@@ -16,7 +16,7 @@ def user_owned(home: Path) -> List[str]:
     """Files of the cluster (outside the shared ``work`` area) that a test user owns, apart
     from what the mom gives a job's owner, as PBS's does: the job's spool files and script in
     its own job directory (or in that directory of a discarded run while it is deleted), its
-    TMPDIR."""
+    TMPDIR, its output kept in ``undelivered/``."""
     uids = {pwd.getpwnam(name).pw_uid for name in USERS}
     found = []
     for root, dirs, files in os.walk(str(home)):
@@ -35,5 +35,7 @@ def user_owned(home: Path) -> List[str]:
             gone = _GONE_DIR.match(folder)
             if own and own.group("id") in (folder, gone.group("id") if gone else None):
                 continue
+            if own and folder == "undelivered" and not name.endswith(".SC"):
+                continue  # output kept back from delivery stays its owner's (mom/delivery.py)
             found.append(path)
     return found

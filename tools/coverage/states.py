@@ -15,7 +15,7 @@ from tools.coverage.rows import Row, behaves, missing, refused, refused_when_tru
 PBS_STORES = "PBS itself only stores it: OpenPBS 23.06 reads it nowhere"
 STATUS = "a status value the server computes for display; no client writes it"
 INTERNAL = "the server's own bookkeeping: no read or write right for any client (15003)"
-NO_MAIL = "no mail is sent: the fake has no mailer, as a PBS host without one"
+T_MAIL = "tests/server/test_mail.py::"
 NO_KRB = ("Kerberos: the reference build, like the fake, has none, so PBS stores it and acts "
           "on nothing")
 NO_NET = "network tuning of PBS's TPP/RPP transport; the fake's daemons talk over Unix sockets"
@@ -180,8 +180,10 @@ SERVER: Dict[str, Row] = {
     "default_queue": behaves("server/req_quejob.c:req_quejob (get_dfltque)", T_DEFAULTS),
     "log_events": behaves("lib/Liblog/pbs_log.c:log_event (mask)",
                           "tests/server/test_request_log.py::test_request_lines_obey_log_events"),
-    "mailer": stored(NO_MAIL),
-    "mail_from": stored(NO_MAIL),
+    "mailer": behaves("server/svr_mail.c:svr_exec_mailer (mailer -f from to)",
+                      T_MAIL + "test_begin_and_end_mail_to_the_mail_users"),
+    "mail_from": behaves("server/svr_mail.c:svr_mailowner_id (-f, default adm)",
+                         T_MAIL + "test_default_mail_points_mean_abort_only"),
     "query_other_jobs": behaves("server/stat_job.c:status_job",
                                 "tests/docs/test_coverage_behaviours.py::"
                                 "test_query_other_jobs_false_hides_other_users_jobs"),
@@ -210,8 +212,8 @@ SERVER: Dict[str, Row] = {
     "require_cred": REQUIRE_CRED,
     "node_group_enable": NODE_GROUPS,
     "node_group_key": NODE_GROUPS,
-    "default_qdel_arguments": stored("qdel's only default argument is -Wsuppress_email, and no "
-                                     "mail is sent here"),
+    "default_qdel_arguments": behaves("cmds/qdel.c:get_mail_suppress_count (-Wsuppress_email)",
+                                      T_MAIL + "test_the_server_default_suppresses_qdel_mail"),
     "default_qsub_arguments": behaves("cmds/qsub.c:do_submit (the server's defaults read "
                                       "first, below directives and options)",
                                       T_LIM + "test_qsub_defaults.py::"
@@ -509,8 +511,11 @@ JOB: Dict[str, Row] = {
                          "tests/mom/test_units.py::test_join_oe_delivers_only_stdout"),
     "Keep_Files": behaves("resmom/start_exec.c:std_file_name (keep in home)",
                           "tests/mom/test_units.py::test_keep_files_in_home"),
-    "Mail_Points": stored(NO_MAIL),
-    "Mail_Users": stored(NO_MAIL),
+    "Mail_Points": behaves("server/svr_mail.c:svr_mailowner_id (a when unset, j for subjobs)",
+                           T_MAIL + "test_default_mail_points_mean_abort_only",
+                           T_MAIL + "test_array_mails_are_the_parents_unless_j"),
+    "Mail_Users": behaves("server/svr_mail.c:svr_mailowner_id (the address argument)",
+                          T_MAIL + "test_begin_and_end_mail_to_the_mail_users"),
     "mtime": stored(STATUS + " (the last change's time)"),
     "no_stdio_sockets": stored(PBS_STORES),
     "Output_Path": behaves("resmom/start_exec.c:std_file_name",
@@ -807,8 +812,10 @@ RESV: Dict[str, Row] = {
     "Account_Name": behaves("server/accounting.c:acct_resv (account= in the B record)",
                             T_RS + "test_window_begins_and_ends"),
     "ctime": stored(STATUS + " (the reservation's creation)"),
-    "Mail_Points": stored(NO_MAIL),
-    "Mail_Users": stored(NO_MAIL),
+    "Mail_Points": behaves("server/svr_mail.c:svr_mailownerResv (a and c when unset)",
+                           T_MAIL + "test_reservation_mail"),
+    "Mail_Users": behaves("server/svr_mail.c:svr_mailownerResv (23.06: the first address)",
+                          T_MAIL + "test_reservation_mail"),
     "mtime": stored(STATUS + " (the last change's time)"),
     "hashname": RESV_HIDDEN,
     "hop_count": RESV_HIDDEN,

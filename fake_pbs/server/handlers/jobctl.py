@@ -11,9 +11,9 @@ from fake_pbs.model import job_attrs, states as st
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADSTATE, PBSE_IVALREQ,
                                    PBSE_PERM, PBSE_UNKJOBID, PBSE_UNKQUE, PbsError)
 from fake_pbs.server import (accounting, enqueue, execid, hookpoints, jobdelete, jobids,
-                             lifecycle, resourcing, subjobs, valuecheck)
+                             lifecycle, mail, resourcing, subjobs, valuecheck)
 from fake_pbs.server.app import ServerApp
-from fake_pbs.server.handlers.common import caller_level, find_job, require_owner
+from fake_pbs.server.handlers.common import caller_level, find_job, is_owner, require_owner
 from fake_pbs.server.handlers.registry import Context, handler
 from fake_pbs.server.resv import jobs as resvjobs
 
@@ -21,6 +21,7 @@ Job = Dict[str, Any]
 
 # -- qdel -------------------------------------------------------------------------------------
 _SUBJOB_RANGE = jobids.SUBJOB_RANGE
+QDEL_MAIL_SUPPRESS = 1000  # cmds.h: deletes with mail when neither -W nor the server say
 
 
 @handler("deljob")
@@ -71,8 +72,12 @@ def _delete(ctx: Context, job: Job, request: Dict[str, Any]) -> None:
     if job.get("job_state") == st.EXITING and not force:
         raise PbsError(PBSE_BADSTATE)
     app = ctx.app
-    app.log.job(job["_id"], "Job to be deleted at request of %s" % ctx.caller.name)
+    deleting = "Job to be deleted at request of %s" % ctx.caller.name
+    app.log.job(job["_id"], deleting)
     app.acct.record("D", job["_id"], "requestor=%s" % ctx.caller.name)
+    if not is_owner(ctx, job) and _mail_allowed(app, request):
+        # acct_del_write: the owner hears of a delete by someone else
+        mail.send(app, job, mail.OTHER, deleting, force=True)
     if request.get("purge"):
         job["_purge"] = True
     if job.get("array") == "True":
@@ -80,6 +85,25 @@ def _delete(ctx: Context, job: Job, request: Dict[str, Any]) -> None:
         return None
     delete_one(ctx, job, force)
     return None
+
+
+def _mail_allowed(app: ServerApp, request: Dict[str, Any]) -> bool:
+    """qdel sends its first ``suppress_email`` deletes with mail, the rest with ``nomail``
+    (qdel.c: ``-W suppress_email=N``, else the server's ``default_qdel_arguments``, else
+    QDEL_MAIL_SUPPRESS); ``mail_index`` is the job's place among the command's ids."""
+    limit = _count(request.get("suppress_mail"))
+    if limit == 0:
+        default = str(app.state.server.get("default_qdel_arguments") or "")
+        key, _, value = default.replace(" ", "").partition("=")
+        limit = _count(value) if key == "-Wsuppress_email" else 0
+    limit = limit or QDEL_MAIL_SUPPRESS
+    return _count(request.get("mail_index")) < limit
+
+
+def _count(value: Any) -> int:
+    """atol of a suppress_email value: its leading digits, 0 for none."""
+    digits = re.match(r"\s*(\d+)", str(value or ""))
+    return int(digits.group(1)) if digits else 0
 
 
 def lifecycle_finished() -> PbsError:

@@ -13,6 +13,7 @@ from fake_pbs.model import resv as rmodel
 from fake_pbs.model import states as st
 from fake_pbs.model.nodes import HOLDING_STATES
 from fake_pbs.model.preempt import walltime_seconds
+from fake_pbs.server import mail
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.resv import records
 from fake_pbs.server.resv.records import Resv
@@ -81,6 +82,7 @@ def confirm(app: ServerApp, resv: Resv) -> bool:
     records.save(app, resv)
     app.sched_log.write(_SCHED_RESV, "Resv", resv["_id"], "Reservation Confirmed")
     records.account(app, "Y", resv, records.confirmed_record(app, resv))
+    mail.send_resv(app, resv, mail.CONFIRM)  # req_confirmresv
     return True
 
 

@@ -18,7 +18,7 @@ from fake_pbs.model import resv as rmodel
 from fake_pbs.model import states as st
 from fake_pbs.model.ecl import parse_time
 from fake_pbs.server.app import ServerApp
-from fake_pbs.server import jobdelete
+from fake_pbs.server import jobdelete, mail
 from fake_pbs.server.resv import hooks, records
 from fake_pbs.server.resv.records import Resv
 
@@ -54,7 +54,7 @@ def _step(app: ServerApp, resv: Resv, now: int) -> bool:
     elif state in (rmodel.CONFIRMED, rmodel.RUNNING) and now >= end:
         finish(app, resv, now)
     elif state == rmodel.RUNNING and _idle_too_long(app, resv, now):
-        delete(app, resv, "root@%s" % app.host, account=False)
+        delete(app, resv, "root@%s" % app.host, account=False, by_server=True)
     else:
         return False
     return True
@@ -69,6 +69,7 @@ def begin(app: ServerApp, resv: Resv, now: int) -> None:
     records.mark_exclusive(app, resv, True)
     records.account(app, "B", resv, records.begin_record(resv))
     hooks.run(app, "resv_begin", resv)
+    mail.send_resv(app, resv, mail.BEGIN)
 
 
 def finish(app: ServerApp, resv: Resv, now: int) -> None:
@@ -83,6 +84,7 @@ def finish(app: ServerApp, resv: Resv, now: int) -> None:
         if state != st.EXITING and (not later or state in st.ACTIVE_STATES):
             jobdelete.delete_one(app, job, False, root, manager=True)
     hooks.run(app, "resv_end", resv)
+    mail.send_resv(app, resv, mail.END)
     resv["mtime"] = str(now)
     if later:
         duration = int(resv["reserve_duration"])
@@ -98,10 +100,13 @@ def finish(app: ServerApp, resv: Resv, now: int) -> None:
 
 
 def delete(app: ServerApp, resv: Resv, who: str, manager: bool = True,
-           account: bool = True) -> None:
-    """pbs_rdel (req_deleteReservation) by ``who``: the reservation's jobs go, then it."""
+           account: bool = True, by_server: bool = False) -> None:
+    """pbs_rdel (req_deleteReservation) by ``who``, or the server's own delete: the
+    reservation's jobs go, then it."""
     if account:
         records.account(app, "k", resv, "requestor=%s" % who)
+    # resv_mailAction: the owner hears who asked; the server's own request forces the mail
+    mail.send_resv(app, resv, mail.ABORT, "Requesting party: %s" % who, force=by_server)
     resv["mtime"] = str(app.now())
     for job in jobs_in(app, resv):
         if job.get("job_state") == st.EXITING:
