@@ -260,6 +260,10 @@ class MomDaemon:
         if op == "signal":
             self._job(msg).send_signal(str(msg["signal"]))
             return None
+        if op == "message":
+            self._job(msg).message(str(msg["text"]), bool(msg.get("stdout")),
+                                   bool(msg.get("stderr")))
+            return None
         if op == "discard":
             return self._discard(str(msg["job"]), msg.get("run_count"), msg.get("run_key"))
         if op == "copy":

@@ -20,8 +20,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from fake_pbs import crashpoints
 from fake_pbs.model.errors import (PBSE_HOOK_REJECT, PBSE_HOOK_REJECT_DELETEJOB,
-                                   PBSE_HOOK_REJECT_RERUNJOB, PBSE_HOOKERROR, PBSE_UNKSIG,
-                                   PbsError)
+                                   PBSE_HOOK_REJECT_RERUNJOB, PBSE_HOOKERROR, PBSE_MOMREJECT,
+                                   PBSE_UNKSIG, PbsError)
 from fake_pbs.mom import (exitwatch, hookpoints, hookshep, launcher, limits, ptyrelay,
                           staging, tasks, tm, vnodemap)
 from fake_pbs.mom.context import MomContext
@@ -756,6 +756,25 @@ class MomJob:
             stderr = str(launch.get("stderr", self.files.stderr_spool))
             append_as_owner(stderr, self.files.spools, launch, message)
         self.request_kill(reason)
+
+    def message(self, text: str, to_stdout: bool, to_stderr: bool) -> None:
+        """qmsg (requests.c message_job): append ``text``, ended by a newline, to the job's
+        stdout and then its stderr file as asked (a joined stream's file takes both); an
+        interactive job's files are its terminal.  A file that cannot be written is the mom's
+        refusal (15041)."""
+        data = (text if text.endswith("\n") else text + "\n").encode("utf-8", "replace")
+        launch = self._launch_record()
+        shepherd = self._shepherd_record() if launch else None
+        if not launch or self.done:
+            raise PbsError(PBSE_MOMREJECT)
+        for wanted, key in ((to_stdout, "stdout"), (to_stderr, "stderr")):
+            if not wanted:
+                continue
+            if shepherd and shepherd.get("pty"):
+                ptyrelay.write_terminal(str(shepherd["pty"]), data)
+                continue
+            if not append_as_owner(str(launch.get(key, "")), self.files.spools, launch, data):
+                raise PbsError(PBSE_MOMREJECT)
 
     def request_kill(self, reason: str) -> None:
         """Record why the job is killed, then SIGTERM it; SIGKILL follows after kill_delay."""

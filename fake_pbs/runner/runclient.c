@@ -47,9 +47,9 @@ char runner_socket[sizeof(((struct sockaddr_un *)0)->sun_path)] = RUNNER_SOCKET_
 extern char **environ;
 
 static const char *const commands[] = {
-    "pbsnodes", "qalter", "qdel", "qdisable", "qenable", "qhold", "qmgr", "qmove", "qorder",
-    "qrerun", "qrls", "qrun", "qselect", "qsig", "qstart", "qstat", "qstop", "qsub", "tracejob",
-    "pbs_rsub", "pbs_rstat", "pbs_rdel", "pbs_ralter", NULL};
+    "pbsnodes", "qalter", "qdel", "qdisable", "qenable", "qhold", "qmgr", "qmove", "qmsg",
+    "qorder", "qrerun", "qrls", "qrun", "qselect", "qsig", "qstart", "qstat", "qstop", "qsub",
+    "tracejob", "pbs_rsub", "pbs_rstat", "pbs_rdel", "pbs_ralter", NULL};
 
 static char **fallback_argv;
 static volatile sig_atomic_t command_pid;

@@ -45,7 +45,7 @@ N_FDS = 4                      # stdin, stdout, stderr, working directory
 MAX_REQUEST = 8 << 20          # argv + environment (runclient.c checks it too)
 REQUEST_SECONDS = 10.0         # a client whose whole request takes longer is dropped
 MAX_USES = 500                 # commands one worker runs before it retires
-COMMANDS = ("pbsnodes", "qalter", "qdel", "qdisable", "qenable", "qhold", "qmgr", "qmove",
+COMMANDS = ("pbsnodes", "qalter", "qdel", "qdisable", "qenable", "qhold", "qmgr", "qmove", "qmsg",
             "qorder", "qrerun", "qrls", "qrun", "qselect", "qsig", "qstart", "qstat", "qstop",
             "qsub", "tracejob", "pbs_rsub", "pbs_rstat", "pbs_rdel", "pbs_ralter")
 REPORT = struct.Struct("=ci")  # b"D"/b"E", wait status

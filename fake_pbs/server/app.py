@@ -163,5 +163,8 @@ class ExecLike:  # pragma: no cover - interface
     def signal(self, jobid: str, signal: str) -> None:
         raise NotImplementedError
 
+    def message(self, jobid: str, text: str, stdout: bool, stderr: bool) -> None:
+        raise NotImplementedError
+
     def discard(self, jobid: str, host: str, run_count: int, run_key: str) -> None:
         raise NotImplementedError

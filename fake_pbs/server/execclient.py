@@ -294,6 +294,13 @@ class ExecClient(ExecLike):
             if job is not None and not job.get("_started") and signal != TERMJOB:
                 lifecycle.hold_signal(job, signal)
 
+    def message(self, jobid: str, text: str, stdout: bool, stderr: bool) -> None:
+        """qmsg's message for the job's primary mom to append to its output files (call with
+        the model lock held)."""
+        job = self.app.state.jobs.get(jobid)
+        self.request(primary_host(job) if job else "", "message", job=jobid, text=text,
+                     stdout=stdout, stderr=stderr)
+
     def discard(self, jobid: str, host: str, run_count: int, run_key: str) -> None:
         """The delete-job request for run ``run_count`` (a late one must not end the requeued
         job's next run, nor a new job given the same id after a reset), in the background.

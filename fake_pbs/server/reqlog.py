@@ -43,6 +43,7 @@ OP_TYPES: Dict[str, Tuple[int, ...]] = {
     "deljob": (6,),
     "holdjob": (7,),
     "manager": (9,),
+    "msgjob": (10,),
     "hookio": (9,),
     "alterjob": (11,),
     "movejob": (12,),

@@ -61,12 +61,13 @@ def test_no_daemon_uses_a_network_socket(rig: Rig) -> None:
 
 @pytest.mark.root
 def test_users_cannot_touch_each_others_jobs(rig: Rig) -> None:
-    """pbsuser2 may not delete, alter, hold, signal or rerun pbsuser's job; the owner may."""
+    """pbsuser2 may not delete, alter, hold, signal, message or rerun pbsuser's job; the owner
+    may."""
     need_users()
     jobid = rig.qsub("sleep 30", user="pbsuser")
     rig.wait(jobid, "R")
     for argv in (["qdel", jobid], ["qalter", "-N", "x", jobid], ["qhold", jobid],
-                 ["qsig", "-s", "SIGSTOP", jobid], ["qrerun", jobid]):
+                 ["qsig", "-s", "SIGSTOP", jobid], ["qmsg", "pwned", jobid], ["qrerun", jobid]):
         done = rig.run(argv, user="pbsuser2")
         assert done.returncode == 159, (argv, done.returncode, done.stderr)
         assert done.stderr == "%s: Unauthorized Request  %s\n" % (argv[0], jobid), done.stderr

@@ -15,8 +15,8 @@ from ..reliability.rig import Rig
 
 
 @pytest.mark.parametrize("argv", [["qdel"], ["qalter", "-N", "x"], ["qhold"], ["qrls"],
-                                  ["qsig", "-s", "SIGTERM"], ["qrerun"], ["qmove", "workq"],
-                                  ["qrun"]])
+                                  ["qsig", "-s", "SIGTERM"], ["qmsg", "hi"], ["qrerun"],
+                                  ["qmove", "workq"], ["qrun"]])
 def test_commands_refuse_a_foreign_suffix(rig: Rig, argv: List[str]) -> None:
     jobid = rig.qsub("sleep 30", "-h", user="pbsuser")
     foreign = jobid.split(".")[0] + ".othersrv"

@@ -1,4 +1,4 @@
-"""``sigjob``, ``rerunjob``, ``runjob``: requests that act on a job's execution.
+"""``sigjob``, ``msgjob``, ``rerunjob``, ``runjob``: requests that act on a job's execution.
 
 Transcripts: k03 (qsig: signals, suspend/resume by managers only), k04 (qrerun: managers only,
 non-rerunnable 190 unless forced, queued 168, the reply once the job is requeued), k06 (qrun:
@@ -9,9 +9,9 @@ import time
 from typing import Any, Dict, Optional
 
 from fake_pbs.model import states as st
-from fake_pbs.model.errors import (PBSE_BADSTATE, PBSE_HISTJOBID, PBSE_INTERNAL, PBSE_NORERUN,
-                                   PBSE_PERM, PBSE_RESCUNAV, PBSE_UNKJOBID, PBSE_WRONG_RESUME,
-                                   PbsError)
+from fake_pbs.model.errors import (PBSE_BADSTATE, PBSE_HISTJOBID, PBSE_INTERNAL, PBSE_IVALREQ,
+                                   PBSE_NORERUN, PBSE_NOSUP, PBSE_PERM, PBSE_RESCUNAV,
+                                   PBSE_UNKJOBID, PBSE_WRONG_RESUME, PbsError)
 from fake_pbs.server import jobids, lifecycle
 from fake_pbs.server.handlers.common import find_job, require_manager, require_owner
 from fake_pbs.server.handlers.registry import Context, handler
@@ -128,6 +128,33 @@ def _signal_one(ctx: Context, job: Job, sig: str) -> None:
         lifecycle.suspend(app, job, suspend)
         if sig.startswith("admin-"):
             lifecycle.admin_suspend(app, job, suspend)
+
+
+@handler("msgjob")
+def msgjob(ctx: Context, request: Dict[str, Any]) -> None:
+    """qmsg (req_message.c req_messagejob): the owner's or a manager's message to a running
+    job that is not part of an array, appended by its primary mom to the job's stdout and/or
+    stderr file (requests.c message_job)."""
+    raw = request.get("id")
+    span = jobids.SUBJOB_RANGE.match(raw.strip()) if isinstance(raw, str) else None
+    if span is not None:
+        _range_parent(ctx, span)  # an unknown or finished array says so first
+        raise PbsError(PBSE_NOSUP, "not supported for Array Jobs")
+    job = find_job(ctx, request)
+    require_owner(ctx, job)
+    if job.get("array") == "True" or job.get("array_id"):
+        raise PbsError(PBSE_NOSUP, "not supported for Array Jobs")
+    if job.get("job_state") != st.RUNNING or ctx.app.execs is None:
+        raise PbsError(PBSE_BADSTATE)
+    text = request.get("text")
+    if not isinstance(text, str) or not text or "\0" in text:
+        raise PbsError(PBSE_IVALREQ)
+    ctx.app.execs.message(str(job["_id"]), text[:MESSAGE_MAX], bool(request.get("stdout")),
+                          bool(request.get("stderr")) or not request.get("stdout"))
+    return None
+
+
+MESSAGE_MAX = 256  # qmsg.c MAX_MSG_STRING_LEN: no client sends more
 
 
 # How long qrerun waits for the job's resources to be released (PBS_DIS_TCP_TIMEOUT_RERUN,
