@@ -18,7 +18,7 @@ from fake_pbs import control, paths
 # The session's commands: a public copy when other users cannot enter the checkout
 # (tests/public_tree.py), since one test runs them as nobody.
 BIN = paths.bin_dir()
-COMMANDS = ["pbsnodes", "qalter", "qdel", "qdisable", "qenable", "qhold", "qmgr", "qmove",
+COMMANDS = ["pbsnodes", "qalter", "qdel", "qdisable", "qenable", "qhold", "qmgr", "qmove", "qmsg",
             "qorder", "qrerun", "qrls", "qrun", "qselect", "qsig", "qstart", "qstat", "qstop",
             "qsub", "tracejob",
             "pbs_attach", "pbs_tmrsh", "pbsdsh",  # in-job TM commands (docs/multinode.md)
