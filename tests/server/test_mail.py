@@ -60,7 +60,8 @@ def test_begin_and_end_mail_to_the_mail_users(fake_pbs: FakeCluster, tmp_path: P
     mails = _mails(box, 2)
     assert len(mails) == 2
     assert [argv for argv, _ in mails] == [["-f", "adm", "a@x b "]] * 2
-    begin, end = (body for _, body in mails)
+    # each mail has a mailer process of its own, as PBS forks one: they may arrive either way
+    begin, end = sorted((body for _, body in mails), key=lambda b: "Begun execution" not in b)
     assert begin == ("To: a@x b \nSubject: PBS JOB %s\n\nPBS Job Id: %s\nJob Name:   mailme\n"
                      "Begun execution\n" % (jobid, jobid))
     lines = end.splitlines()
@@ -116,7 +117,9 @@ def test_array_mails_are_the_parents_unless_j(fake_pbs: FakeCluster, tmp_path: P
     fake_pbs.wait(parent)
     mails = _mails(box, 2)
     assert [body.splitlines()[1] for _, body in mails] == ["Subject: PBS JOB %s" % parent] * 2
-    assert _texts(mails)[1].endswith("Execution terminated\nExit_status=0\n")
+    texts = sorted(_texts(mails))  # "...Begun execution" sorts before "...Execution ..."
+    assert texts[0].endswith("Begun execution\n")
+    assert texts[1].endswith("Execution terminated\nExit_status=0\n")
     for path in box.glob("mail.*"):
         path.unlink()
     with_j = fake_pbs.qsub("true", "-J", "1-2", "-m", "ej")
@@ -205,7 +208,7 @@ def test_reservation_mail(fake_pbs: FakeCluster, tmp_path: Path) -> None:
     owner = owner.split()[0]
     time.sleep(3)
     fake_pbs.sh("pbs_rdel", plain)
-    confirmed, deleted = _resv_mails(box, 2)
+    confirmed, deleted = sorted(_resv_mails(box, 2), key=lambda m: "Reservation removed" in m[2])
     assert confirmed == (owner, "Subject: PBS RESERVATION %s" % plain, [
         "PBS Reservation Id: %s" % plain, "Reservation Name:   plainr",
         "Reservation transitioned from state UNCONFIRMED to CONFIRMED", ""])
@@ -219,7 +222,7 @@ def test_reservation_mail(fake_pbs: FakeCluster, tmp_path: Path) -> None:
     while time.monotonic() < wait_for_gone and \
             "Unknown" not in fake_pbs.run(["pbs_rstat", timed]).stderr:
         time.sleep(0.2)
-    begun, ended = _resv_mails(box, 2)
+    begun, ended = sorted(_resv_mails(box, 2), key=lambda m: "Reservation period ended" in m[2])
     assert (begun[0], begun[2][2:]) == ("ops@x", ["Reservation period starting", ""])
     assert (ended[0], ended[2][2:]) == ("ops@x", ["Reservation period ended", ""])
     assert any(';Job;%s;Email list is too long: "ops@x..."' % timed in line
