@@ -21,13 +21,14 @@ if TYPE_CHECKING:
 _channel: Optional[LineChannel] = None
 
 
-def server_channel() -> LineChannel:
+def server_channel(autostart: bool = True) -> LineChannel:
     """The connection to this cluster's server, starting the cluster first if none runs.
 
-    Autostart is the embedded default; ``FAKE_PBS_AUTOSTART=0`` turns it off (then a missing server
-    is reported as PBS reports an unreachable one).  A socket that fails
-    :mod:`fake_pbs.verified_connect`'s checks (another user's, maybe a trap) gets nothing, not
-    even an autostart: the command says why and fails as for an unreachable server.
+    Autostart is the embedded default; ``FAKE_PBS_AUTOSTART=0`` (or ``autostart`` False: qterm)
+    turns it off (then a missing server is reported as PBS reports an unreachable one).  A
+    socket that fails :mod:`fake_pbs.verified_connect`'s checks (another user's, maybe a trap)
+    gets nothing, not even an autostart: the command says why and fails as for an unreachable
+    server.
     """
     global _channel
     if _channel is not None:
@@ -41,7 +42,7 @@ def server_channel() -> LineChannel:
         raise _refused(err) from None
     except OSError as first:
         refused = first.errno or 0
-        if leanos.getenv("FAKE_PBS_AUTOSTART", "1") == "0":
+        if not autostart or leanos.getenv("FAKE_PBS_AUTOSTART", "1") == "0":
             raise PbsError(PBSE_NOSERVER,
                            "cannot connect to server (errno=%d)" % (first.errno or 0))
     from fake_pbs import control  # imported only when the cluster must be started

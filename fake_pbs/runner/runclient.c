@@ -49,7 +49,7 @@ extern char **environ;
 static const char *const commands[] = {
     "pbsnodes", "qalter", "qdel", "qdisable", "qenable", "qhold", "qmgr", "qmove", "qmsg",
     "qorder", "qrerun", "qrls", "qrun", "qselect", "qsig", "qstart", "qstat", "qstop", "qsub",
-    "tracejob", "pbs_rsub", "pbs_rstat", "pbs_rdel", "pbs_ralter", NULL};
+    "qterm", "tracejob", "pbs_rsub", "pbs_rstat", "pbs_rdel", "pbs_ralter", NULL};
 
 static char **fallback_argv;
 static volatile sig_atomic_t command_pid;

@@ -47,7 +47,7 @@ REQUEST_SECONDS = 10.0         # a client whose whole request takes longer is dr
 MAX_USES = 500                 # commands one worker runs before it retires
 COMMANDS = ("pbsnodes", "qalter", "qdel", "qdisable", "qenable", "qhold", "qmgr", "qmove", "qmsg",
             "qorder", "qrerun", "qrls", "qrun", "qselect", "qsig", "qstart", "qstat", "qstop",
-            "qsub", "tracejob", "pbs_rsub", "pbs_rstat", "pbs_rdel", "pbs_ralter")
+            "qsub", "qterm", "tracejob", "pbs_rsub", "pbs_rstat", "pbs_rdel", "pbs_ralter")
 REPORT = struct.Struct("=ci")  # b"D"/b"E", wait status
 _HEADER = struct.Struct("=4sI")
 _FIELDS = struct.Struct("=II")

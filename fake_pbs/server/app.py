@@ -36,6 +36,7 @@ class ServerApp:
         self.sched_log = DaemonLog(home / "sched_logs", "pbs_sched", clock, lambda: 0x2FF)
         self.acct = AccountingLog(paths.server_priv(home) / "accounting", "", clock)
         self.stopping = threading.Event()
+        self.stop_moms = False  # qterm -m: the moms are told to shut down after the server
         # Set by a phased shutdown: nothing new starts while in-flight starts settle.
         self.draining = threading.Event()
         # Set by __main__ once the scheduler and exec client exist (they need the app).

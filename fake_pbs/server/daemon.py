@@ -5,6 +5,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from fake_pbs import PBS_VERSION, paths
+from fake_pbs.model.errors import PbsError
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.execclient import ExecClient
 from fake_pbs.server.handlers import load_all
@@ -61,6 +62,8 @@ def run(home: Path, install_signals: Optional[Callable[[Callable[[], None]], Any
         scheduler.join(5.0)
         health.join(5.0)
         app.log.server("Server@%s shutting down" % app.server_name)
+        if app.stop_moms:
+            _stop_moms(app, execs)
         with app.state.lock:
             app.state.store.close()
         try:
@@ -68,6 +71,18 @@ def run(home: Path, install_signals: Optional[Callable[[Callable[[], None]], Any
         except OSError:
             pass
     return 0
+
+
+def _stop_moms(app: ServerApp, execs: ExecClient) -> None:
+    """qterm -m (pbsd_main.c after its main loop): each mom is told to shut down; its jobs run
+    on under their shepherds, as a pbs_mom's do when the server shuts it down."""
+    with app.state.lock:
+        hosts = sorted({str(node.get("Mom") or name) for name, node in app.state.nodes.items()})
+    for host in hosts:
+        try:
+            execs.request(host, "shutdown")
+        except (PbsError, OSError):
+            pass  # a mom that is down already
 
 
 def _raise_fd_limit(ceiling: int = 65536) -> None:

@@ -20,7 +20,7 @@ from fake_pbs import control, paths
 BIN = paths.bin_dir()
 COMMANDS = ["pbsnodes", "qalter", "qdel", "qdisable", "qenable", "qhold", "qmgr", "qmove", "qmsg",
             "qorder", "qrerun", "qrls", "qrun", "qselect", "qsig", "qstart", "qstat", "qstop",
-            "qsub", "tracejob",
+            "qsub", "qterm", "tracejob",
             "pbs_attach", "pbs_tmrsh", "pbsdsh",  # in-job TM commands (docs/multinode.md)
             "pbs_rsub", "pbs_rstat", "pbs_rdel", "pbs_ralter"]
 root_only = pytest.mark.skipif(os.geteuid() != 0, reason="needs root (chown to another user)")

@@ -4,12 +4,13 @@ import time
 from typing import Any, Dict, List
 
 from fake_pbs.model import states as st
-from fake_pbs.model.errors import PbsError
+from fake_pbs.model.errors import PBSE_NOSUP, PbsError, message_for
 from fake_pbs.server import lifecycle
 from fake_pbs.server.handlers.common import require_manager
 from fake_pbs.server.handlers.registry import Context, handler
 
 _RESET_WAIT = 15.0
+_SHUTDOWN_EVENT = 0x0086  # PBSEVENT_SYSTEM | PBSEVENT_ADMIN | PBSEVENT_DEBUG (req_shutdown.c)
 
 
 @handler("ping")
@@ -26,7 +27,17 @@ def shutdown(ctx: Context, request: Dict[str, Any]) -> None:
     """
     with ctx.app.state.lock:
         require_manager(ctx)
-    ctx.app.log.server("shutdown requested by %s" % ctx.caller.name)
+    manner = str(request.get("manner") or "quick")
+    if manner not in ("quick",) or request.get("secondary"):
+        # qterm -t immediate|delay requeue or kill running jobs (req_shutdown.c
+        # rerun_or_kill); -f/-F/-i address a failover secondary; neither is modelled
+        what = "qterm -t %s" % manner if manner != "quick" else "a secondary server"
+        raise PbsError(PBSE_NOSUP, "%s (fake_pbs does not model %s: docs/differences.md)"
+                       % (message_for(PBSE_NOSUP), what))
+    ctx.app.log.server("Shutdown request from %s " % ctx.caller.name, _SHUTDOWN_EVENT)
+    ctx.app.log.server("Starting to shutdown the server, type is Quick", _SHUTDOWN_EVENT)
+    if request.get("moms"):
+        ctx.app.stop_moms = True  # qterm -m: told once the server's main loop has ended
     if not request.get("now"):
         from fake_pbs.server.drain import drain  # the stop path only
         drain(ctx.app)
