@@ -17,11 +17,13 @@ from fake_pbs.protocol import call
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import List
+    from typing import List, Set
 
 USAGE = ("Usage: qterm [-t immediate|delay|[quick]] [-m] [-s] [-f|-i] [server ...]\n"
          "       qterm --version\n")
 MANNERS = ("quick", "immediate", "delay")
+# qterm.c's getopt loop: an option is an error after any of these
+NOT_AFTER = {"f": {"i", "F"}, "F": {"i", "f", "m"}, "i": {"f", "F"}}
 
 
 def body(argv: List[str]) -> int:
@@ -31,16 +33,13 @@ def body(argv: List[str]) -> int:
         opts, servers = strict(argv, "t:smfFi", "qterm", permute=True)
     except OptionError:
         return jobctl.usage(USAGE, code=1)
-    letters = [letter for letter, _ in opts]
-    manner = "quick"
-    bad = False
-    for letter, value in opts:
-        if letter == "t":
-            manner = value
-    # qterm.c's exclusions: -f with -i or -F, -F with -i, -f or -m, -i with -f or -F
-    for first, second in (("f", "i"), ("f", "F"), ("F", "i"), ("F", "m")):
-        bad = bad or (first in letters and second in letters)
-    if bad or manner not in MANNERS:
+    letters: Set[str] = set()
+    clash = False
+    for letter, _ in opts:
+        clash = clash or bool(NOT_AFTER.get(letter, set()) & letters)
+        letters.add(letter)
+    manner = dict(opts).get("t", "quick")  # the last -t counts
+    if clash or manner not in MANNERS:
         return jobctl.usage(USAGE, code=1)
     status = 0
     for server in servers or [""]:
@@ -49,7 +48,7 @@ def body(argv: List[str]) -> int:
             if server and server.split(":")[0] != jobctl.server_name():
                 raise PbsError(PBSE_BADHOST, "")
             call(channel, "shutdown", manner=manner, moms="m" in letters,
-                 secondary=bool({"f", "F", "i"} & set(letters)))
+                 secondary=bool({"f", "F", "i"} & letters))
         except PbsError as err:
             if err.code in (PBSE_BADHOST, PBSE_NOSERVER):  # qterm.c: cnt2server failed
                 sys.stderr.write("qterm: could not connect to server %s (%d)\n"

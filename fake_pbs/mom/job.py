@@ -764,9 +764,9 @@ class MomJob:
         refusal (15041)."""
         data = (text if text.endswith("\n") else text + "\n").encode("utf-8", "replace")
         launch = self._launch_record()
-        shepherd = self._shepherd_record() if launch else None
         if not launch or self.done:
             raise PbsError(PBSE_MOMREJECT)
+        shepherd = self._shepherd_record()
         for wanted, key in ((to_stdout, "stdout"), (to_stderr, "stderr")):
             if not wanted:
                 continue

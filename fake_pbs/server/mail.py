@@ -58,24 +58,28 @@ def wanted(job: Job, point: str) -> bool:
     return point == ABORT
 
 
+def _addresses(record: Dict[str, Any]) -> List[str]:
+    """The ``Mail_Users`` of a job or reservation, in order."""
+    return [u.strip() for u in str(record.get("Mail_Users") or "").split(",") if u.strip()]
+
+
 def recipients(job: Job) -> str:
     """The mailer's one address argument: ``Mail_Users`` each with a trailing space, or the
     owner."""
-    users = [u.strip() for u in str(job.get("Mail_Users") or "").split(",") if u.strip()]
-    if users:
-        return "".join(u + " " for u in users)
-    return str(job.get("Job_Owner", ""))
+    users = _addresses(job)
+    return "".join(u + " " for u in users) if users else str(job.get("Job_Owner", ""))
 
 
-def message(job: Job, point: str, to: str, text: Optional[str], jobid: str) -> str:
-    """The message svr_mailowner_id writes on the mailer's standard input."""
+def message(job: Job, point: str, to: str, text: Optional[str]) -> List[str]:
+    """The lines svr_mailowner_id writes on the mailer's standard input."""
+    jobid = str(job["_id"])
     lines = ["To: %s" % to, "Subject: PBS JOB %s" % jobid, "",
              "PBS Job Id: %s" % jobid, "Job Name:   %s" % job.get("Job_Name", "")]
     if point in STANDARD_TEXT:
         lines.append(STANDARD_TEXT[point])
     if text is not None:
         lines.append(text)
-    return "".join(line + "\n" for line in lines)
+    return lines
 
 
 def end_text(job: Job, status: int) -> str:
@@ -86,21 +90,14 @@ def end_text(job: Job, status: int) -> str:
     return "\n".join(["Exit_status=%d" % status] + used)
 
 
-def send(app: Any, job: Job, point: str, text: Optional[str] = None, force: bool = False,
-         jobid: Optional[str] = None) -> bool:
+def send(app: Any, job: Job, point: str, text: Optional[str] = None,
+         force: bool = False) -> bool:
     """Mail the job's owner about ``point`` (``a``, ``b``, ``e``, ``o``); True when the
     mailer was started."""
     if not force and not wanted(job, point):
         return False
     to = recipients(job)
-    if to.startswith("-"):
-        # Mail_Users is the owner's to set and PBS passes it to the (root) mailer as is: an
-        # address that would read as one of the mailer's options is not sent (security.md)
-        app.log.job(str(job["_id"]), "mail not sent: the address %r begins with '-'" % to,
-                    0x0004)
-        return False
-    _start(app, to, message(job, point, to, text, jobid or str(job["_id"])))
-    return True
+    return _start(app, str(job["_id"]), to, message(job, point, to, text))
 
 
 # pbs_messages.c: a reservation's mail points (svr_mailownerResv)
@@ -126,30 +123,35 @@ def send_resv(app: Any, resv: Dict[str, Any], point: str, text: Optional[str] = 
     if "n" in points:
         return False
     resvid = str(resv["_id"])
-    users = [u.strip() for u in str(resv.get("Mail_Users") or "").split(",") if u.strip()]
+    users = _addresses(resv)
     if users:
         to = users[0]
         app.log.job(resvid, 'Email list is too long: "%.77s..."' % to, 0x0008)
     else:
         to = str(resv.get("Reserve_Owner", ""))
-    if to.startswith("-"):
-        app.log.job(resvid, "mail not sent: the address %r begins with '-'" % to, 0x0004)
-        return False
     lines = ["To: %s" % to, "Subject: PBS RESERVATION %s" % resvid, "",
              "PBS Reservation Id: %s" % resvid,
              "Reservation Name:   %s" % resv.get("Reserve_Name", ""), RESV_TEXT[point]]
     if text is not None:
         lines.append(text)
-    _start(app, to, "".join(line + "\n" for line in lines))
-    return True
+    return _start(app, resvid, to, lines)
 
 
-def _start(app: Any, to: str, body: str) -> None:
-    """Run the mailer in a thread of its own: ``mailer -f <mail_from> <to>``."""
+def _start(app: Any, about: str, to: str, lines: List[str]) -> bool:
+    """Run the mailer, ``mailer -f <mail_from> <to>``, in a thread of its own with ``lines`` on
+    its standard input; False when ``to`` is not sent to.
+
+    The address comes from the owner (Mail_Users) and PBS passes it to the (root) mailer as
+    is: one that would read as one of the mailer's options is not sent (security.md)."""
+    if to.startswith("-"):
+        app.log.job(about, "mail not sent: the address %r begins with '-'" % to, 0x0004)
+        return False
     server: Dict[str, Any] = app.state.server
     sender = str(server.get("mail_from") or DEFAULT_FROM)
     argv = [str(server.get("mailer") or SENDMAIL), "-f", sender, to]
+    body = "".join(line + "\n" for line in lines)
     threading.Thread(target=_run_mailer, args=(argv, body), name="mailer", daemon=True).start()
+    return True
 
 
 def _run_mailer(argv: List[str], body: str) -> None:

@@ -52,7 +52,7 @@ def test_m_stops_the_moms_too_and_what_is_not_modelled_is_refused() -> None:
             assert done.returncode == 2 and done.stderr.startswith(
                 "qterm: No support for requested service (fake_pbs does not model "), done
         assert not _down(rig)
-        for args in (["-t", "soon"], ["-f", "-i"], ["-F", "-m"], ["-x"]):
+        for args in (["-t", "soon"], ["-f", "-i"], ["-m", "-F"], ["-x"]):
             done = _qterm(rig, *args)
             assert (done.returncode, done.stderr) == (1, (
                 "Usage: qterm [-t immediate|delay|[quick]] [-m] [-s] [-f|-i] [server ...]\n"

@@ -7,10 +7,13 @@ the event's own text on its standard input.  Here the mailer is a script that ke
 message in a directory.
 """
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import List, Tuple
+from typing import Iterator, List, Tuple
 
 from fake_pbs.testing import FakeCluster
+
+from ..reliability.rig import Rig, need_users
 
 Mail = Tuple[List[str], str]  # (argv after the program, message)
 
@@ -29,6 +32,18 @@ def _mailer(cluster: FakeCluster, tmp_path: Path) -> Path:
     script.chmod(0o755)
     cluster.qmgr("set server mailer = %s" % script)
     return box
+
+
+@contextmanager
+def _shared_cluster() -> Iterator[Rig]:
+    """A cluster root started, which pbsuser shares (skips without root or the users)."""
+    need_users()
+    rig = Rig()
+    try:
+        rig.start()
+        yield rig
+    finally:
+        rig.close()
 
 
 def _mails(box: Path, count: int, timeout: float = 20.0) -> List[Mail]:
@@ -142,18 +157,8 @@ def test_a_delete_by_someone_else_mails_the_owner(tmp_path: Path) -> None:
     """acct_del_write: a manager's qdel of another user's job mails its owner, forced, with
     ``Job to be deleted at request of root@<host>``; the owner's own qdel does not.  ``-W
     suppress_email=1`` mails for the first id only (qdel.c: the rest go ``nomail``)."""
-    from ..reliability.rig import Rig, need_users
-    need_users()
-    rig = Rig()
-    try:
-        rig.start()
-        box = tmp_path / "box"
-        box.mkdir()
-        script = tmp_path / "mailer.sh"
-        script.write_text(_MAILER % {"dir": box})
-        script.chmod(0o755)
-        done = rig.run(["qmgr", "-c", "set server mailer = %s" % script])
-        assert done.returncode == 0, done.stderr
+    with _shared_cluster() as rig:
+        box = _mailer(rig, tmp_path)
         jobs = [rig.qsub("sleep 60", "-m", "n", user="pbsuser") for _ in range(3)]
         own = rig.run(["qdel", jobs[0]], user="pbsuser")
         assert own.returncode == 0, own.stderr
@@ -166,8 +171,6 @@ def test_a_delete_by_someone_else_mails_the_owner(tmp_path: Path) -> None:
         requestor = "root@%s" % rig.job(jobs[1])["Job_Owner"].split("@")[1]
         assert _texts(mails) == ["PBS Job Id: %s\nJob Name:   STDIN\n"
                                  "Job to be deleted at request of %s\n" % (jobs[1], requestor)]
-    finally:
-        rig.close()
 
 
 def test_an_address_that_reads_as_an_option_is_not_sent(
@@ -233,24 +236,11 @@ def test_the_server_default_suppresses_qdel_mail(tmp_path: Path) -> None:
     """qdel.c get_mail_suppress_count: without ``-W suppress_email`` the server's
     ``default_qdel_arguments = -Wsuppress_email=N`` sets how many of a qdel's ids are deleted
     with mail (here 2 of 3)."""
-    from ..reliability.rig import Rig, need_users
-    need_users()
-    rig = Rig()
-    try:
-        rig.start()
-        box = tmp_path / "box"
-        box.mkdir()
-        script = tmp_path / "mailer.sh"
-        script.write_text(_MAILER % {"dir": box})
-        script.chmod(0o755)
-        for directive in ("set server mailer = %s" % script,
-                          "set server default_qdel_arguments = -Wsuppress_email=2"):
-            done = rig.run(["qmgr", "-c", directive])
-            assert done.returncode == 0, done.stderr
+    with _shared_cluster() as rig:
+        box = _mailer(rig, tmp_path)
+        rig.qmgr("set server default_qdel_arguments = -Wsuppress_email=2")
         jobs = [rig.qsub("sleep 60", "-m", "n", user="pbsuser") for _ in range(3)]
         done = rig.run(["qdel"] + jobs)
         assert done.returncode == 0, done.stderr
         subjects = sorted(body.splitlines()[1] for _, body in _mails(box, 2))
         assert subjects == sorted("Subject: PBS JOB %s" % j for j in jobs[:2])
-    finally:
-        rig.close()

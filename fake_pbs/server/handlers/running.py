@@ -20,6 +20,7 @@ from fake_pbs.server.sched.loop import failed_to_run
 
 Job = Dict[str, Any]
 
+MESSAGE_MAX = 256  # qmsg.c MAX_MSG_STRING_LEN: no client sends more
 _SUSPENDS = frozenset(("suspend", "admin-suspend"))
 _RESUMES = frozenset(("resume", "admin-resume"))
 
@@ -152,9 +153,6 @@ def msgjob(ctx: Context, request: Dict[str, Any]) -> None:
     ctx.app.execs.message(str(job["_id"]), text[:MESSAGE_MAX], bool(request.get("stdout")),
                           bool(request.get("stderr")) or not request.get("stdout"))
     return None
-
-
-MESSAGE_MAX = 256  # qmsg.c MAX_MSG_STRING_LEN: no client sends more
 
 
 # How long qrerun waits for the job's resources to be released (PBS_DIS_TCP_TIMEOUT_RERUN,
