@@ -69,7 +69,16 @@ mkdir "$home/home"
 export HOME=$home/home
 cd "$tests_dir"
 # No bytecode: the 0.9.11 tests are read from ../shared, which stays as it is.
+# Deselected: test_callbacks runs psij's `local` executor only (never `pbspro`) and counts six
+# callbacks, but psij's Job.status setter reads the state under its lock, lets go, then fills in
+# the skipped states: when the local job's own STAGE_IN report races submit()'s QUEUED, both
+# threads fill in QUEUED and the test sees seven (CI saw it on master under load, both versions
+# share the setter).  It says nothing about this project, and it fails CI at random.
+# psij has no pytest configuration; `-c /dev/null` keeps this checkout's pyproject.toml (above
+# master's copy) from becoming its configuration and rootdir, so node ids read tests/...
 PYTHONDONTWRITEBYTECODE=1 \
 PYTHONPATH=$repo:$PWD/tests/plugins1:$PWD/tests/plugins2${PYTHONPATH:+:$PYTHONPATH} \
-  "$venv/bin/python" -m pytest tests -p no:cacheprovider --timeout=600 -rfEs \
+  "$venv/bin/python" -m pytest tests -c /dev/null --rootdir "$tests_dir" -p no:cacheprovider \
+  --timeout=600 -rfEs \
+  --deselect tests/test_callbacks.py::TestCallbacks::test_job_callbacks \
   --executors=pbspro:single,pbspro:multiple "$@"
