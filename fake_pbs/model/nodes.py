@@ -1,17 +1,18 @@
 """Vnodes as the scheduler sees them: what each offers, what is in use, and whether it is free.
 
 Built from the server's node attribute dicts (``resources_available.*``,
-``resources_assigned.*``, ``state``, ``sharing``) and the running jobs (``exec_vnode``,
-``exec_host``), then changed in place as a scheduling cycle places jobs, so later jobs in the same
-cycle see the earlier ones.
+``resources_assigned.*``, ``state``, ``sharing``, and what limits the jobs a vnode takes:
+``queue``, ``max_running``, ``max_user_run``, ``max_group_run``, ``no_multinode_jobs``,
+``Priority``) and the running jobs (``exec_vnode``, ``exec_host``), then changed in place as
+a scheduling cycle places jobs, so later jobs in the same cycle see the earlier ones.
 """
 import re
-from typing import Dict, List, Mapping, Sequence, Set, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Set, Tuple
 
 from fake_pbs.model.select import SIZE_RESOURCES, parse_size, size_kb
 
 __all__ = ["VNode", "DEFAULT_CONSUMABLES", "build_vnodes", "parse_exec_vnode", "parse_exec_host",
-           "HOLDING_STATES", "resource_amount"]
+           "HOLDING_STATES", "resource_amount", "job_owner"]
 
 # The consumable resources a scheduler with PBS's default sched_config ``resources:`` line
 # schedules (ncpus first); a site's line adds its own (model/sched_config.py: ngpus on the
@@ -60,6 +61,41 @@ class VNode:
         self.used_slots: Set[int] = set()
         self.job_count = 0
         self.exclusive_job = "job-exclusive" in self.states
+        # node_info.cpp: the vnode's own limits (is_vnode_eligible), its queue and priority
+        self.queue = attrs.get("queue", "")
+        self.priority = _integer(attrs.get("Priority")) or 0
+        self.max_running = _integer(attrs.get("max_running"))
+        self.max_user_run = _integer(attrs.get("max_user_run"))
+        self.max_group_run = _integer(attrs.get("max_group_run"))
+        self.no_multinode = attrs.get("no_multinode_jobs", "").lower() in ("true", "t", "1", "y")
+        # the jobs on the vnode (each once), and how many of them each user and group has
+        self.jobs: Set[str] = set()
+        self.user_jobs: Dict[str, int] = {}
+        self.group_jobs: Dict[str, int] = {}
+
+    @property
+    def has_run_limits(self) -> bool:
+        return (self.max_running, self.max_user_run, self.max_group_run) != (None, None, None)
+
+    def note_job(self, jobid: str, user: str, group: str) -> None:
+        """``jobid`` (of ``user`` and ``group``) runs here: it counts towards the limits."""
+        if jobid in self.jobs:
+            return
+        self.jobs.add(jobid)
+        self.user_jobs[user] = self.user_jobs.get(user, 0) + 1
+        self.group_jobs[group] = self.group_jobs.get(group, 0) + 1
+
+    def run_limit(self, user: str, group: str) -> Optional[str]:
+        """The vnode's run limit one more job of ``user`` and ``group`` would pass (the
+        scheduler's reason), or None."""
+        if self.max_running is not None and self.max_running <= len(self.jobs):
+            return "Node has reached job run limit"
+        if self.max_user_run is not None and self.max_user_run <= self.user_jobs.get(user, 0):
+            return "Node has reached user run limit"
+        if self.max_group_run is not None and \
+                self.max_group_run <= self.group_jobs.get(group, 0):
+            return "Node has reached group run limit"
+        return None
 
     @property
     def usable(self) -> bool:
@@ -103,6 +139,13 @@ class VNode:
             self.assigned[res] = self.assigned.get(res, 0) - amount
         self.job_count = max(self.job_count - 1, 0)
         self.used_slots.difference_update(slots)
+
+
+def _integer(value: Optional[str]) -> Optional[int]:
+    try:
+        return int(value) if value not in (None, "") else None
+    except ValueError:
+        return None
 
 
 def _amount_or_zero(res: str, value: str) -> int:
@@ -154,6 +197,7 @@ def build_vnodes(nodes: Mapping[str, Mapping[str, str]],
         if job.get("job_state") not in HOLDING_STATES or not job.get("exec_vnode"):
             continue
         exclusive = is_exclusive(job)
+        user, group = job_owner(job)
         chunks = parse_exec_vnode(job["exec_vnode"])
         slot_lists = parse_exec_host(job.get("exec_host", ""))
         for index, chunk in enumerate(chunks):
@@ -161,6 +205,7 @@ def build_vnodes(nodes: Mapping[str, Mapping[str, str]],
             if vnode is None:
                 continue
             vnode.job_count += 1
+            vnode.note_job(str(job.get("id", "")), user, group)
             if exclusive:
                 vnode.exclusive_job = True
             if not vnode.has_assigned_attrs:
@@ -170,6 +215,12 @@ def build_vnodes(nodes: Mapping[str, Mapping[str, str]],
             if index < len(slot_lists):
                 vnode.used_slots.update(slot_lists[index])
     return vnodes
+
+
+def job_owner(job: Mapping[str, str]) -> Tuple[str, str]:
+    """The user and group a job runs as (``euser``/``egroup``; the owner's name before)."""
+    return (job.get("euser") or job.get("Job_Owner", "").split("@")[0],
+            job.get("egroup", ""))
 
 
 def is_exclusive(attrs: Mapping[str, str]) -> bool:

@@ -4,15 +4,17 @@ Follows the OpenPBS 23.06 scheduler (``is_ok_to_run`` -> ``resresv_can_fit_nodep
 search): first a quick check of the whole complex (free nodes, job-wide sums), repeated against
 the totals to tell ``Not Running`` from ``Can Never Run``; then a first-fit search in node order
 honouring ``place`` (pack: one host; scatter/vscatter: one chunk per host/vnode; free: anywhere;
-excl/exclhost: vnodes nobody else uses). Failure texts are PBS's (transcripts j09b, j10b-d,
-n01c, n02t, k06a).
+excl/exclhost: vnodes nobody else uses) and each vnode's own rules (``is_vnode_eligible``: its
+run limits, through the caller's ``eligible``, and ``no_multinode_jobs``). Failure texts are
+PBS's (transcripts j09b, j10b-d, n01c, n02t, k06a; job_info.cpp's table for the vnode rules).
 """
-from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, List, Mapping, NamedTuple, Optional, Sequence, Tuple, Union
 
 from fake_pbs.model.nodes import DEFAULT_CONSUMABLES, VNode, resource_amount
 from fake_pbs.model.select import SIZE_RESOURCES, Chunk, Place, chunk_default
 
-__all__ = ["Unit", "Placement", "Failure", "place_job", "commit", "format_amount", "MSG"]
+__all__ = ["Unit", "Placement", "Failure", "place_job", "commit", "format_amount", "MSG",
+           "Eligible", "uses_multinode"]
 
 # Scheduler reasons (job_info.cpp sched_error table), without the "Not Running: " prefix.
 MSG = {
@@ -20,7 +22,11 @@ MSG = {
     "no_total": "Not enough total nodes available",
     "insufficient": "Insufficient amount of resource: %s %s",
     "not_excl": "Job is requesting an exclusive node and node is in use",
+    "no_multi": "Node can't satisfy a multi-node job",
 }
+
+#: a vnode's own verdict on the job being placed: None, or why the job may not use it
+Eligible = Callable[[VNode], Optional[str]]
 
 # Non-consumable resources the fake's scheduler matches (sched_config resources line).
 _MATCHED_STRINGS = ("host", "vnode", "arch")
@@ -153,16 +159,30 @@ def _add(into: Dict[str, int], amounts: Mapping[str, int]) -> None:
         into[res] = into.get(res, 0) + amount
 
 
-def _search(units: Sequence[Unit], place: Place,
-            vnodes: Sequence[VNode]) -> Union[List[str], str]:
+def uses_multinode(units: Sequence[Unit], place: Place) -> bool:
+    """Whether a job counts as multi-node for ``no_multinode_jobs``: more than one chunk,
+    unless packed on one host (eval_complex_selspec re-places a job whose chunks landed on such
+    a vnode without it; a pack of several chunks never takes that path)."""
+    return len(units) > 1 and place.arrangement != "pack"
+
+
+def _search(units: Sequence[Unit], place: Place, vnodes: Sequence[VNode],
+            eligible: Optional[Eligible] = None) -> Union[List[str], str]:
     """First fit in node order; the chosen vnode names, or the last node's reason."""
     reason = MSG["no_free"]
     candidates = []
+    multinode = uses_multinode(units, place)
     for vnode in vnodes:
         if not vnode.is_free:
             continue
         if _exclusive(place, vnode) and (vnode.job_count or vnode.assigned.get("ncpus", 0)):
             reason = MSG["not_excl"]
+            continue
+        why = eligible(vnode) if eligible is not None else None
+        if why is None and multinode and vnode.no_multinode:
+            why = MSG["no_multi"]
+        if why is not None:
+            reason = why
             continue
         candidates.append(vnode)
     if place.arrangement == "pack":
@@ -200,8 +220,12 @@ def _search(units: Sequence[Unit], place: Place,
 
 
 def place_job(chunks: Sequence[Chunk], place: Place, vnodes: Mapping[str, VNode],
-              consumables: Sequence[str] = DEFAULT_CONSUMABLES) -> Union[Placement, Failure]:
-    """Find vnodes for every chunk, or the PBS reason why not (nothing is changed)."""
+              consumables: Sequence[str] = DEFAULT_CONSUMABLES,
+              eligible: Optional[Eligible] = None) -> Union[Placement, Failure]:
+    """Find vnodes for every chunk, or the PBS reason why not (nothing is changed).
+
+    ``vnodes`` in the order the search tries them; ``eligible``: the vnode's own run limits
+    for this job (None: none apply, as for a qrun job)."""
     units = make_units(chunks, consumables)
     ordered = list(vnodes.values())
     now_reason = _complex_check(units, place, ordered, totals=False)
@@ -210,7 +234,7 @@ def place_job(chunks: Sequence[Chunk], place: Place, vnodes: Mapping[str, VNode]
         if never_reason is not None:
             return Failure(True, never_reason)
         return Failure(False, now_reason)
-    found = _search(units, place, ordered)
+    found = _search(units, place, ordered, eligible)
     if isinstance(found, str):
         return Failure(False, found)
     return Placement(units, found)

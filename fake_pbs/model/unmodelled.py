@@ -33,8 +33,6 @@ REFUSED: Dict[str, Dict[str, FrozenSet[str]]] = {
         "node_group_key": _NONE, "backfill_depth": _NONE, "partition": _NONE,
     },
     "node": {
-        "Priority": _NONE, "max_running": _NONE, "max_user_run": _NONE,
-        "max_group_run": _NONE, "queue": _NONE, "no_multinode_jobs": _FALSE,
         "provision_enable": _FALSE, "current_aoe": _NONE, "vnode_pool": _NONE,
         "power_provisioning": _FALSE, "current_eoe": _NONE, "partition": _NONE,
     },

@@ -11,7 +11,8 @@ from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 from fake_pbs.model import ecl, qmgr_attrs, unmodelled
 from fake_pbs.model import resources as rdefs
-from fake_pbs.model.errors import (PBSE_ATTRRO, PBSE_BADATVAL, PBSE_DUPLIST, PBSE_HOOKERROR,
+from fake_pbs.model.errors import (PBSE_ATTRRO, PBSE_ATTRTYPE, PBSE_BADATVAL, PBSE_DUPLIST,
+                                   PBSE_HOOKERROR,
                                    PBSE_INTERNAL, PBSE_IVALREQ, PBSE_MIXENTLIMS, PBSE_NOATTR,
                                    PBSE_NODEEXIST,
                                    PBSE_NOSUP, PBSE_OBJBUSY, PBSE_PERM, PBSE_QUEEXIST,
@@ -247,8 +248,48 @@ def _manage_attrs(target: AttrDict, objtype: str, command: str,
         _check_limit_style(managed, objtype, attr)
         staged[attr] = qmgr_attrs.apply_op(objtype, attr, op, staged.get(attr), value)
         unmodelled.check(objtype, attr, staged[attr])  # what PBS would act on (docs/coverage.md)
+        _check_association(managed, objtype, attr, staged)
+    _replace_sorted(target, objtype, staged)
+
+
+def _replace_sorted(target: AttrDict, objtype: str, attrs: AttrDict) -> None:
+    items = sorted(attrs.items(), key=lambda kv: qmgr_attrs.order_key(objtype, kv[0]))
     target.clear()
-    target.update(sorted(staged.items(), key=lambda kv: qmgr_attrs.order_key(objtype, kv[0])))
+    target.update(items)
+
+
+def _is_execution(queue: AttrDict) -> bool:
+    return str(queue.get("queue_type", "")).lower().startswith("e")
+
+
+def _check_association(managed: Managed, objtype: str, attr: str, staged: AttrDict) -> None:
+    """A vnode's ``queue`` names an execution queue (node_queue_action: 15018, 15026), and a
+    queue with vnodes stays one (set_queue_type: 15026)."""
+    if objtype == "node" and attr == "queue":
+        queue = managed.queues.get(str(staged[attr]))
+        if queue is None:
+            raise PbsError(PBSE_UNKQUE)
+        if not _is_execution(queue):
+            raise PbsError(PBSE_ATTRTYPE)
+    elif objtype == "queue" and attr == "queue_type" and staged.get("hasnodes") == "True" \
+            and not _is_execution(staged):
+        raise PbsError(PBSE_ATTRTYPE)
+
+
+def _mark_queues_with_nodes(managed: Managed, outcome: Outcome) -> None:
+    """A queue's read-only ``hasnodes``: True while a vnode names it, else unset
+    (mark_which_queues_have_nodes)."""
+    named = {str(node.get("queue")) for node in managed.nodes.values() if node.get("queue")}
+    for name, queue in managed.queues.items():
+        if (queue.get("hasnodes") == "True") == (name in named):
+            continue
+        staged = dict(queue)
+        if name in named:
+            staged["hasnodes"] = "True"
+        else:
+            staged.pop("hasnodes", None)
+        _replace_sorted(queue, "queue", staged)
+        outcome.changed.add(("queue", name))
 
 
 def _manage_container(managed: Managed, objects: Dict[str, AttrDict], objtype: str,
@@ -274,12 +315,16 @@ def _manage_container(managed: Managed, objects: Dict[str, AttrDict], objtype: s
             raise PbsError(PBSE_OBJBUSY)
         del objects[name]
         outcome.deleted.add((objtype, name))
+        if objtype == "node":
+            _mark_queues_with_nodes(managed, outcome)
         return
     elif command in ("set", "unset"):
         _manage_attrs(objects[name], objtype, command, attrs, managed)
     else:
         raise PbsError(PBSE_IVALREQ)
     outcome.changed.add((objtype, name))
+    if objtype == "node":
+        _mark_queues_with_nodes(managed, outcome)
     # A node's or queue's change starts no cycle (pbsnodes -r: the queued job waits for the
     # next one, n01j/n01n); a queue set started=True does (queue_func.c, SCH_SCHEDULE_STARTQ).
     outcome.kick_scheduler = objtype == "queue" and _sets_true(command, attrs, "started")

@@ -146,8 +146,8 @@ def _set(managed: manager.Managed, objtype: str, name: str, attr: str, value: st
     ("server", "", "eligible_time_enable", "true", "false"),
     ("server", "", "job_sort_formula", "ncpus", None),
     ("queue", "workq", "backfill_depth", "3", None),
-    ("node", "vm", "Priority", "10", None),
-    ("node", "vm", "no_multinode_jobs", "True", "False"),
+    ("node", "vm", "vnode_pool", "2", None),
+    ("node", "vm", "provision_enable", "True", "False"),
     ("sched", "default", "only_explicit_psets", "t", "f"),
 ])
 def test_qmgr_refuses_what_the_fake_would_ignore(objtype: str, name: str, attr: str, acts: str,

@@ -80,7 +80,12 @@ FORMULA = missing(SCHED_DIFF + ": job order by formula")
 BACKFILL = missing(SCHED_DIFF + ": top jobs and the backfill calendar")
 PSETS = refused_when_true(SCHED_DIFF + ": placement sets")
 PARTITION = refused("scheduler partitions (multi-sched)")
-VNODE_LIMITS = refused("per-vnode job limits in the scheduler")
+T_VRULES = "tests/sched/test_vnode_rules.py::"
+T_VQUEUE = "tests/server/test_vnode_rules.py::"
+VNODE_LIMITS = behaves("scheduler/node_info.cpp:is_vnode_eligible (not for a qrun job)",
+                       T_VRULES + "test_max_running_and_max_user_run_of_a_vnode",
+                       T_VRULES + "test_max_group_run_and_a_qrun_job_passes_the_limits",
+                       T_VQUEUE + "test_a_vnode_max_running")
 
 # The run and queue limits of the server and of queues: the same rules on both objects.
 T_LIM = "tests/limits/"
@@ -316,8 +321,9 @@ QUEUE: Dict[str, Row] = {
     "kill_delay": behaves("resmom/requests.c:req_signaljob / mom kill_job (SIGTERM then "
                           "SIGKILL)", "tests/mom/test_exec.py::"
                                       "test_termjob_escalates_to_sigkill_265"),
-    "hasnodes": stored(STATUS + ": no node is associated with a queue here (node queue is "
-                       "refused)"),
+    "hasnodes": behaves("server/node_func.c:mark_which_queues_have_nodes; req_manager.c (a "
+                        "queue with vnodes is not deleted nor made a routing queue)",
+                        T_VQUEUE + "test_a_queue_with_vnodes_shows_hasnodes_and_keeps_them"),
     "node_group_key": NODE_GROUPS,
     "backfill_depth": BACKFILL,
     "route_destinations": behaves(ROUTER, T_ROUTING + "test_jobs_go_to_the_first_destination_"
@@ -358,7 +364,8 @@ NODE: Dict[str, Row] = {
     "state": behaves("scheduler/node_info.cpp:is_node_eligible; server/node_manager.c",
                      "tests/sched/test_placement.py::test_offline_node", T_NODE_DOWN),
     "pcpus": stored(STATUS + " (the cpus the mom reports)"),
-    "Priority": refused("the scheduler's node order (node_sort_key sort_priority)"),
+    "Priority": behaves("scheduler/sort.cpp:multi_node_sort (sched_config's node_sort_key "
+                        "sort_priority)", T_VRULES + "test_node_sort_key_orders_the_search"),
     "jobs": behaves("server/node_func.c:encode_jobs",
                     "tests/cli/test_pbsnodes.py::test_job_summary_of_a_node_running_a_gpu_job"),
     "max_running": VNODE_LIMITS,
@@ -374,13 +381,21 @@ NODE: Dict[str, Row] = {
     "resources_assigned": behaves("server/node_manager.c:update_job_node_rassn", T_INVARIANT,
                                   "tests/sched/test_placement.py::"
                                   "test_slot_index_follows_running_jobs"),
-    "queue": refused("a vnode tied to one queue's jobs"),
+    "queue": behaves("server/node_func.c:node_queue_action; scheduler/check.cpp:is_ok_to_run "
+                     "(a queue's own vnodes, else the vnodes of no queue)",
+                     T_VQUEUE + "test_a_vnode_queue_must_be_an_execution_queue",
+                     T_VQUEUE + "test_jobs_run_on_their_queues_vnodes",
+                     T_VRULES + "test_a_queue_with_vnodes_runs_only_there_and_other_queues_"
+                     "never_do"),
     "comment": behaves("scheduler and server node comments (node_manager.c:set_vnode_state)",
                        "tests/cli/test_pbsnodes.py::test_summaries_of_an_offline_node"),
     "resv_enable": behaves("scheduler/node_info.cpp:is_vnode_eligible (no reservation on a "
                            "vnode without resv_enable)",
                            T_RS + "test_vnodes_without_resv_enable_take_no_reservation"),
-    "no_multinode_jobs": refused_when_true("vnodes that refuse multi-host jobs"),
+    "no_multinode_jobs": behaves("scheduler/node_info.cpp:is_vnode_eligible, "
+                                 "eval_complex_selspec",
+                                 T_VRULES + "test_no_multinode_jobs_keeps_multi_chunk_jobs_off_"
+                                 "the_vnode"),
     "sharing": behaves("scheduler/node_info.cpp (sharing vs place=excl)",
                        "tests/sched/test_placement.py::test_excl_needs_an_unused_node"),
     "provision_enable": refused_when_true(NO_PROVISION),

@@ -62,7 +62,7 @@ def confirm(app: ServerApp, resv: Resv) -> bool:
         consumables = app.sched_consumables()
         found = rmodel.first_fit(resv.get("Resource_List.select", "1:ncpus=1"),
                                  resv.get("Resource_List.place", "free"),
-                                 {n: dict(a) for n, a in app.state.nodes.items()},
+                                 _unassociated_nodes(app),
                                  holdings(app, resv["_id"], consumables), app.now(),
                                  int(resv["reserve_duration"]), consumables)
         if found is None:
@@ -86,12 +86,18 @@ def confirm(app: ServerApp, resv: Resv) -> bool:
     return True
 
 
+def _unassociated_nodes(app: ServerApp) -> Dict[str, Dict[str, str]]:
+    """The vnodes a reservation may have: those of no queue (server_info.cpp unassoc_nodes;
+    a queue's own vnodes serve that queue's jobs only)."""
+    return {n: dict(a) for n, a in app.state.nodes.items() if not a.get("queue")}
+
+
 def place_all(app: ServerApp, resv: Resv) -> Optional[str]:
     """The vnodes of every occurrence's window (those of the first), or None when one of
     them does not fit."""
     consumables = app.sched_consumables()
     held = holdings(app, resv["_id"], consumables)
-    nodes = {n: dict(a) for n, a in app.state.nodes.items()}
+    nodes = _unassociated_nodes(app)
     first = ""
     for start, end in windows(resv):
         planned = rmodel.plan(resv.get("Resource_List.select", "1:ncpus=1"),

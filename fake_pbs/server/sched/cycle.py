@@ -3,11 +3,13 @@
 What OpenPBS's default scheduler does with the default sched_config (``by_queue``, no
 ``job_sort_key``, ``preemptive_sched: true``): consider the queued jobs in preemption-priority
 order, then queue ``Priority``, then submission order; run each job whose chunks fit
-(``placement``); comment the others with PBS's reasons; and when a high-priority job
-(``preempt_prio``) cannot run, pick lower-priority running victims, most recently started first,
-with the methods each can take. Jobs that share a queue/select/place fail the same way within a
-cycle, so the cost of a cycle with thousands of queued jobs grows with the jobs that can actually
-run.
+(``placement``) on the vnodes its queue may use (a queue's own vnodes, else those of no queue),
+tried in ``node_sort_key`` order, within each vnode's run limits; comment the others with
+PBS's reasons; and when a high-priority job (``preempt_prio``) cannot run, pick lower-priority
+running victims, most recently started first, with the methods each can take. Jobs that share
+a queue/select/place (and owner, under a vnode's per-user limits) fail the same way within a
+cycle, so the cost of a cycle with thousands of queued jobs grows with the jobs that can
+actually run.
 """
 from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
@@ -15,9 +17,10 @@ from fake_pbs.model import runlimits
 from fake_pbs.model.entlimits import Entity
 from fake_pbs.model.errors import PbsError
 from fake_pbs.model.jobdefaults import prefixed
-from fake_pbs.model.nodes import DEFAULT_CONSUMABLES, VNode, build_vnodes, parse_exec_host, \
-    parse_exec_vnode, resource_amount
-from fake_pbs.model.placement import Failure, Placement, commit, place_job
+from fake_pbs.model.nodes import DEFAULT_CONSUMABLES, VNode, build_vnodes, job_owner, \
+    parse_exec_host, parse_exec_vnode, resource_amount
+from fake_pbs.model.placement import Eligible, Failure, Placement, commit, place_job
+from fake_pbs.model.sched_config import NodeSortKey
 from fake_pbs.model.preempt import DEFAULT_ORDER, DEFAULT_PRIO, DEFAULT_QUEUE_PRIO, OrderStep, \
     methods_for, parse_preempt_order, parse_preempt_prio, usable_methods
 from fake_pbs.model.resources import default_resources
@@ -86,7 +89,7 @@ def _number(value: Optional[str], default: float = 0.0) -> float:
 class _Policy:
     """The scheduler object's preemption settings, with PBS's defaults for bad values."""
 
-    def __init__(self, sched: Attrs) -> None:
+    def __init__(self, sched: Attrs, preemptive: bool = True) -> None:
         try:
             self.order: List[OrderStep] = parse_preempt_order(
                 sched.get("preempt_order", DEFAULT_ORDER))
@@ -97,7 +100,7 @@ class _Policy:
         except PbsError:
             self.levels = parse_preempt_prio(DEFAULT_PRIO)
         self.queue_prio = _number(sched.get("preempt_queue_prio"), float(DEFAULT_QUEUE_PRIO))
-        self.enabled = not _false(sched.get("preemptive_sched"))
+        self.enabled = preemptive and not _false(sched.get("preemptive_sched"))
         # No checkpoint action can be configured in the fake: C is never usable (reference §7.2).
         self.checkpoint = False
 
@@ -175,6 +178,27 @@ def _entity(job: Attrs) -> Entity:
                   job.get("egroup", ""), job.get("project") or "_pbs_project_default")
 
 
+def _sort_value(vnode: VNode, key: NodeSortKey) -> int:
+    if key.name == "sort_priority":
+        return vnode.priority
+    total = vnode.avail.get(key.name, 0)
+    if key.kind == "unused":
+        return total - vnode.assigned.get(key.name, 0)
+    if key.kind == "assigned":
+        return vnode.assigned.get(key.name, 0)
+    return total
+
+
+def sort_vnodes(vnodes: Mapping[str, VNode],
+                keys: Sequence[NodeSortKey]) -> Dict[str, VNode]:
+    """The vnodes in ``node_sort_key`` order; ties keep the server's order (multi_node_sort)."""
+    if not keys:
+        return dict(vnodes)
+    ordered = sorted(vnodes.values(), key=lambda vnode: tuple(
+        -_sort_value(vnode, key) if key.high else _sort_value(vnode, key) for key in keys))
+    return {vnode.name: vnode for vnode in ordered}
+
+
 def _request_amounts(job: Attrs) -> Dict[str, str]:
     return prefixed(job, "Resource_List")
 
@@ -219,7 +243,9 @@ class _Cycle:
                  qrun: Optional[str] = None,
                  consumables: Sequence[str] = DEFAULT_CONSUMABLES,
                  server: Optional[Attrs] = None,
-                 resvs: Sequence[Attrs] = ()) -> None:
+                 resvs: Sequence[Attrs] = (),
+                 node_sort: Sequence[NodeSortKey] = (),
+                 preemptive: bool = True) -> None:
         self.qrun = qrun
         self.server_limits = runlimits.limits_of(server or {})
         self.queue_limits = {name: runlimits.limits_of(queue) for name, queue in queues.items()}
@@ -233,12 +259,23 @@ class _Cycle:
         self.queues = queues
         self.jobs = jobs
         self.now = now
-        self.policy = _Policy(sched)
+        self.policy = _Policy(sched, preemptive)
         self.consumables = consumables
-        self.vnodes = build_vnodes(nodes, jobs, consumables)
+        self.node_sort = tuple(node_sort)
+        self.vnodes = sort_vnodes(build_vnodes(nodes, jobs, consumables), self.node_sort)
+        # an unused or assigned amount changes as jobs start: such an order is re-made per job
+        self.resort = any(key.kind != "total" and key.name != "sort_priority"
+                          for key in self.node_sort)
+        self.node_limits = any(vnode.has_run_limits for vnode in self.vnodes.values())
+        # queue -> its own vnodes (node_queue_action); "" -> the vnodes of no queue
+        self.pools: Optional[Dict[str, Dict[str, VNode]]] = None
+        if any(vnode.queue for vnode in self.vnodes.values()):
+            self.pools = {}
+            for name, vnode in self.vnodes.items():
+                self.pools.setdefault(vnode.queue, {})[name] = vnode
         self.reserved = Reserved(resvs, nodes, jobs, int(now), consumables, self.vnodes)
         self.result = CycleResult([], {}, [], [])
-        self.failed: Dict[Tuple[str, str, str, str], Failure] = {}
+        self.failed: Dict[Tuple[str, ...], Failure] = {}
         self.running: Optional[List[Attrs]] = None
         self.victimised: Set[str] = set()
         self.lowest = min((self.policy.level(queue) for queue in queues.values()), default=0)
@@ -289,9 +326,12 @@ class _Cycle:
                 self.resume(job)
                 continue
             # the walltime matters only when a reservation to come may be in the way
-            key = (job.get("queue", ""), job.get("Resource_List.select", ""),
-                   job.get("Resource_List.place", ""),
-                   job.get("Resource_List.walltime", "") if self.reserved.future else "")
+            key: Tuple[str, ...] = (
+                job.get("queue", ""), job.get("Resource_List.select", ""),
+                job.get("Resource_List.place", ""),
+                job.get("Resource_List.walltime", "") if self.reserved.future else "")
+            if self.node_limits:  # a vnode's per-user and per-group limits tell them apart
+                key += job_owner(job)
             known = self.failed.get(key)
             if known is not None:
                 # Same queue and request as a job that already failed this cycle: resources only
@@ -359,22 +399,47 @@ class _Cycle:
         """Place and commit ``job``: a reservation's job on its reservation's vnodes only,
         any other around the reservations (sched/reserved.py); ``commit_run``: take the
         vnodes (not when a run limit holds the job back)."""
-        vnodes = self.reserved.vnodes_for(job)
-        ahead = {} if vnodes is not None else self.reserved.ahead_of(job)
-        if vnodes is None:
-            vnodes = self.vnodes
+        resv_vnodes = self.reserved.vnodes_for(job)
+        ahead = {} if resv_vnodes is not None else self.reserved.ahead_of(job)
+        vnodes = resv_vnodes if resv_vnodes is not None else self.pool(job)
         self.reserved.hold(vnodes, ahead, True)
         try:
-            outcome = place_job(request.chunks, request.place, vnodes, self.consumables)
+            outcome = place_job(request.chunks, request.place, vnodes, self.consumables,
+                                self.eligible(job))
             if isinstance(outcome, Placement) and commit_run:
                 exec_vnode, exec_host, hosts = commit(outcome, request.place, vnodes)
-                if vnodes is not self.vnodes:  # the host's cpus are in use for all to see
+                if resv_vnodes is not None:  # the host's cpus are in use for all to see
                     for name in set(outcome.vnodes):
                         self.vnodes[name].job_count += 1
+                self.note(job, outcome)
                 self.result.runs.append(Run(job["id"], exec_vnode, exec_host, hosts))
         finally:
             self.reserved.hold(vnodes, ahead, False)
         return outcome
+
+    def pool(self, job: Attrs) -> Dict[str, VNode]:
+        """The vnodes the job's queue may use, in the search's order: a queue with vnodes of
+        its own uses only those, any other queue only the vnodes of no queue (is_ok_to_run:
+        qinfo->nodes, else sinfo->unassoc_nodes)."""
+        vnodes = self.vnodes
+        if self.pools is not None:
+            queue = job.get("queue", "")
+            vnodes = self.pools[queue] if queue in self.pools else self.pools.get("", {})
+        return sort_vnodes(vnodes, self.node_sort) if self.resort else vnodes
+
+    def eligible(self, job: Attrs) -> Optional[Eligible]:
+        """The vnodes' run limits for ``job``; none for a qrun'd job (is_vnode_eligible)."""
+        if not self.node_limits or (self.qrun is not None and job.get("id") == self.qrun):
+            return None
+        user, group = job_owner(job)
+        return lambda vnode: vnode.run_limit(user, group)
+
+    def note(self, job: Attrs, placed: Placement) -> None:
+        """The job runs on these vnodes now: it counts towards their run limits."""
+        if self.node_limits:
+            user, group = job_owner(job)
+            for name in set(placed.vnodes):
+                self.vnodes[name].note_job(str(job.get("id", "")), user, group)
 
     def resume(self, job: Attrs) -> None:
         """A job suspended by preemption runs again on its own vnodes once they are free."""
@@ -421,11 +486,12 @@ class _Cycle:
         candidates = self.victims_for(level)
         chosen: List[Attrs] = []
         placed: Optional[Placement] = None
+        eligible = self.eligible(job)
         for victim in candidates:
             _release(self.vnodes, victim, self.consumables)
             chosen.append(victim)
-            outcome = place_job(request.chunks, request.place, self.vnodes,
-                                self.consumables)
+            outcome = place_job(request.chunks, request.place, self.pool(job),
+                                self.consumables, eligible)
             if isinstance(outcome, Placement):
                 placed = outcome
                 break
@@ -436,14 +502,15 @@ class _Cycle:
         # Spare the victims the job does not need after all (oldest-chosen last).
         for victim in list(reversed(chosen[:-1])):
             _release(self.vnodes, victim, self.consumables, back=True)
-            outcome = place_job(request.chunks, request.place, self.vnodes,
-                                self.consumables)
+            outcome = place_job(request.chunks, request.place, self.pool(job),
+                                self.consumables, eligible)
             if isinstance(outcome, Placement):
                 chosen.remove(victim)
                 placed = outcome
             else:
                 _release(self.vnodes, victim, self.consumables)
         exec_vnode, exec_host, hosts = commit(placed, request.place, self.vnodes)
+        self.note(job, placed)
         run = Run(job["id"], exec_vnode, exec_host, hosts)
         victims = [(victim["id"], self.methods(victim)) for victim in chosen]
         self.victimised.update(victim["id"] for victim in chosen)
@@ -470,7 +537,9 @@ def run_cycle(server: Attrs, sched: Attrs, queues: Mapping[str, Attrs],
               nodes: Mapping[str, Attrs], jobs: Sequence[Attrs], now: float,
               qrun: Optional[str] = None,
               consumables: Sequence[str] = DEFAULT_CONSUMABLES,
-              resvs: Sequence[Attrs] = ()) -> CycleResult:
+              resvs: Sequence[Attrs] = (),
+              node_sort: Sequence[NodeSortKey] = (),
+              preemptive: bool = True) -> CycleResult:
     """One cycle: the jobs to start, the comments that changed, and the preemptions wanted.
 
     Nothing runs when ``scheduling`` is False on the server or the scheduler object. Jobs carry
@@ -483,7 +552,10 @@ def run_cycle(server: Attrs, sched: Attrs, queues: Mapping[str, Attrs],
     ``consumables``: the consumable resources of the scheduler's ``resources:`` line, ncpus
     first (model/sched_config.py); others in a select are not checked or assigned (n02m).
     ``resvs``: the reservations' attributes (sched/reserved.py).
+    ``node_sort``: sched_config's ``node_sort_key`` lines (none: the server's vnode order);
+    ``preemptive``: its ``preemptive_sched``.
     """
     if _false(server.get("scheduling")) or _false(sched.get("scheduling")):
         return CycleResult([], {}, [], [])
-    return _Cycle(sched, queues, nodes, jobs, now, qrun, consumables, server, resvs).run()
+    return _Cycle(sched, queues, nodes, jobs, now, qrun, consumables, server, resvs,
+                  node_sort, preemptive).run()

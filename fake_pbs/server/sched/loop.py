@@ -29,6 +29,8 @@ _HOLDING_STATES = frozenset((st.RUNNING, st.EXITING, st.SUSPENDED))
 #: Queued subjobs of one array a cycle considers (the first by index; the rest wait their turn
 #: in later cycles, as each cycle starts more).
 SUBJOBS_PER_CYCLE = 100
+#: the scheduler's log line for a sched_config line the fake takes no action on
+UNMODELLED = "%s: not modelled by fake_pbs, ignored (docs/differences.md)"
 
 
 def scheduling_enabled(app: ServerApp) -> bool:
@@ -62,17 +64,28 @@ class Scheduler(SchedulerLike):
         # Array parents whose table's comments the current pass changed (saved at its end).
         self._commented: Set[str] = set()
         self._rows_left = False  # an array has queued rows the current pass did not consider
-        # sched_config's resources line, read at start and at each SCH_CONFIGURE only.
-        self._scheduled = sched_config.scheduled(app.read_sched_config())
+        # sched_config, read at start and at each SCH_CONFIGURE only.
+        self._config = self._read_config()
+
+    def _read_config(self) -> sched_config.SchedConfig:
+        """sched_config as the scheduler takes it; each line the fake does not act on is
+        named in the scheduler's log (docs/differences.md)."""
+        text = self.app.read_sched_config()
+        custom = self.app.state.objects.get("resource")
+        config = sched_config.parse(
+            text, consumables_of(sched_config.scheduled(text), custom))
+        for line in config.unmodelled:
+            self.app.sched_log.write(SCHED, "Sched", "sched_config", UNMODELLED % line)
+        return config
 
     def reconfigure(self) -> None:
         """SCH_CONFIGURE (a ``set sched``, a resource created or deleted): re-read
         sched_config; no cycle (fifo.cpp ``schedule``)."""
-        self._scheduled = sched_config.scheduled(self.app.read_sched_config())
+        self._config = self._read_config()
         self.app.sched_log.write(SCHED, "Sched", "reconfigure", "Scheduler is reconfiguring")
 
     def consumables(self) -> Tuple[str, ...]:
-        return consumables_of(self._scheduled, self.app.state.objects.get("resource"))
+        return consumables_of(self._config.resources, self.app.state.objects.get("resource"))
 
     def start(self) -> None:
         self._thread.start()
@@ -204,6 +217,8 @@ class Scheduler(SchedulerLike):
                                  {n: dict(a) for n, a in state.nodes.items()},
                                  self._inputs(considered), app.now(), qrun=qrun,
                                  consumables=self.consumables(),
+                                 node_sort=self._config.node_sort,
+                                 preemptive=self._config.preemptive,
                                  resvs=[public(r) for r in resv_records.all_resvs(app)])
             runs = {run.jobid: run for run in result.runs}
             plans = {plan.run.jobid: plan for plan in result.preempt}
