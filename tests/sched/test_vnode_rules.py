@@ -6,15 +6,17 @@ job_info.cpp's texts; ``is_ok_to_run`` (check.cpp) gives a job of a queue with v
 vnodes only, any other job the vnodes of no queue; ``node_sort_key`` (sort.cpp
 ``multi_node_sort``) orders the search, ties in the server's order.
 """
+from typing import List, Sequence
+
 from fake_pbs.model.sched_config import NodeSortKey, parse
-from fake_pbs.server.sched.cycle import run_cycle
+from fake_pbs.server.sched.cycle import Run, run_cycle
 from tests.sched.sched_helpers import SITE_CONSUMABLES, job, node, queue, running
 
 _SERVER = {"scheduling": "True"}
 
 
-def _hosts(result_runs: object) -> list:
-    return [run.exec_vnode.split(":")[0].strip("(") for run in result_runs]  # type: ignore
+def _hosts(runs: Sequence[Run]) -> List[str]:
+    return [run.exec_vnode.split(":")[0].strip("(") for run in runs]
 
 
 def test_a_queue_with_vnodes_runs_only_there_and_other_queues_never_do() -> None:

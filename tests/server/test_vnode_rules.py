@@ -6,11 +6,13 @@ req_manager.c (a queue with vnodes is not deleted, 15027, nor made a routing que
 the scheduler's ``is_ok_to_run`` / ``is_vnode_eligible`` (tests/sched/test_vnode_rules.py has
 the cycle's side); sched_config lines the fake does not act on are named in the scheduler log.
 """
+from typing import List
+
 from fake_pbs import paths
 from fake_pbs.testing import FakeCluster, wait_for
 
 
-def _node_names(cluster: FakeCluster) -> list:
+def _node_names(cluster: FakeCluster) -> List[str]:
     return [line for line in cluster.sh("pbsnodes", "-a").splitlines()
             if line and not line.startswith(" ")]
 
