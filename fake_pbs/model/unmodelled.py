@@ -40,7 +40,7 @@ REFUSED: Dict[str, Dict[str, FrozenSet[str]]] = {
         "do_not_span_psets": _FALSE, "only_explicit_psets": _FALSE,
         "sched_preempt_enforce_resumption": _FALSE, "job_sort_formula": _NONE,
     },
-    "job": {"Remove_Files": _NONE, "create_resv_from_job": _FALSE_SENT,
+    "job": {"create_resv_from_job": _FALSE_SENT,
             "release_nodes_on_stageout": _FALSE_SENT,
             "tolerate_node_failures": frozenset(("none",))},
     "resource": {

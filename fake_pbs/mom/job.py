@@ -16,7 +16,7 @@ import shutil
 import signal
 import threading
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from fake_pbs import crashpoints
 from fake_pbs.model.errors import (PBSE_HOOK_REJECT, PBSE_HOOK_REJECT_DELETEJOB,
@@ -928,8 +928,13 @@ class MomJob:
         home_dir = str(self.job.get("home") or "/")
         attrs = self.job.get("attrs", {})
         # req_jobobit.c/job_func.c: an interactive job's output was its terminal: no file
-        streams = ([] if is_interactive(attrs)
-                   else deliveries(job_streams(attrs, self.files, home_dir)))
+        all_streams = {} if is_interactive(attrs) else job_streams(attrs, self.files, home_dir)
+        removed = self._removed_streams(attrs)
+        streams = [stream for stream in deliveries(all_streams) if stream.key not in removed]
+        kept = [stream.write_to for stream in all_streams.values()
+                if stream.key in removed and not stream.merged and stream.deliver_to is None]
+        if kept:
+            staging.run_as_owner({"op": "unlink", "paths": kept}, self._identity())
         report = Report(self.ctx.log, self.jobid, self._owner_name(), self.ctx.host)
         began = time.monotonic()
         sleep = self._copy_pause if self.ctx.pace.copy_pauses else _no_pause
@@ -967,6 +972,15 @@ class MomJob:
             staging.run_as_owner(dict(self._stage_request("in", attrs["stagein"]),
                                       op="delete"), self._identity())
         return 1 if done == attempted else 0
+
+    def _removed_streams(self, attrs: Dict[str, Any]) -> Set[str]:
+        """``Remove_Files`` (qsub -R): after a job that ended with status 0 its named streams
+        are neither delivered nor kept (job_func.c setup_cpyfiles and the mom's purge); after
+        any other end they are delivered as usual."""
+        finish = [event for event in self.events.snapshot() if event["ev"] == "finish"]
+        if not finish or int(finish[-1].get("status", 1)) != 0:
+            return set()
+        return set(str(attrs.get("Remove_Files", ""))) & {"o", "e"}
 
     def _copy_pause(self, seconds: float) -> None:
         """sys_copy's sleep between failed copies; a stopping mom does not wait it out."""

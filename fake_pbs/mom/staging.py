@@ -301,9 +301,24 @@ def run_as_owner(request: Dict[str, Any], launch: Mapping[str, Any]) -> Dict[str
     return result
 
 
+def remove_files(request: Mapping[str, Any]) -> Dict[str, Any]:
+    """job_func.c's purge under ``Remove_Files``: each kept output file goes (a link is
+    removed, never followed); one that is already gone is no error."""
+    for path in request["paths"]:
+        try:
+            os.unlink(str(path))
+        except FileNotFoundError:
+            pass
+        except OSError:
+            continue
+    return {"done": 0, "total": 0, "bad": [], "log": [], "staged_in": []}
+
+
 def _dispatch(request: Mapping[str, Any]) -> Dict[str, Any]:
     if request.get("op") == "delete":
         return delete_staged_in(request)
+    if request.get("op") == "unlink":
+        return remove_files(request)
     return perform(request)
 
 

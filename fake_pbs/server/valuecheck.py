@@ -12,8 +12,9 @@ what every user's ``qstat`` renders (issue 10), as PBS's server-side ECL checks 
   character, control characters included; the server's logs keep one record a line whatever
   they hold (fake_pbs/server/logs.py), as they do for ``Account_Name`` (``-A``, decode_str:
   anything goes).
-- What PBS would act on and the fake does not (``Resource_List.cput``, ``Remove_Files``, ...:
-  model/unmodelled.py) is refused with 15029 rather than stored and ignored.
+- What PBS would act on and the fake does not (``Resource_List.min_walltime``,
+  ``create_resv_from_job``, ...: model/unmodelled.py) is refused with 15029 rather than stored
+  and ignored.
 """
 import re
 from typing import Mapping

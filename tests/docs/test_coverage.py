@@ -166,7 +166,7 @@ def test_qmgr_refuses_what_the_fake_would_ignore(objtype: str, name: str, attr: 
 
 @pytest.mark.parametrize(("attr", "value"), [("Resource_List.min_walltime", "00:10:00"),
                                              ("Resource_List.aoe", "rhel"),
-                                             ("Remove_Files", "oe"),
+                                             ("release_nodes_on_stageout", "true"),
                                              ("create_resv_from_job", "true"),
                                              ("tolerate_node_failures", "job_start"),
                                              ("depend", "afterok:1.vm,syncwith:2.vm"),
@@ -177,7 +177,7 @@ def test_job_requests_refuse_what_the_mom_would_ignore(attr: str, value: str) ->
     with pytest.raises(PbsError) as err:
         valuecheck.check({attr: value})
     assert err.value.code == 15029
-    valuecheck.check({"Resource_List.walltime": "00:10:00", "Remove_Files": "",
+    valuecheck.check({"Resource_List.walltime": "00:10:00", "Remove_Files": "oe",
                       "create_resv_from_job": "FALSE", "tolerate_node_failures": "none",
                       "depend": "afterok:1.vm:2.vm,before:3.vm"})
     # the limits the mom sets on the job's processes are taken (tests/mom/test_resource_limits)

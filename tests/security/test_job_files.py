@@ -128,3 +128,20 @@ def test_undelivered_output_is_the_owners_to_fetch(rig: Rig) -> None:
     assert (mine.returncode, mine.stdout) == (0, "kept-for-me\n"), mine.stderr
     theirs = rig.run(["cat", str(kept)], user="pbsuser2")
     assert theirs.returncode != 0 and "Permission denied" in theirs.stderr
+
+
+def test_remove_files_unlinks_as_the_owner(rig: Rig) -> None:
+    """``-R o`` after a job that wrote straight (``-k od``) to a root-owned file anyone may
+    write, in a sticky directory: the mom's purge unlinks as the owner, who may not remove
+    another's file there (PBS's mom purges as the user), so the file stays root's."""
+    shared = rig.work / "sticky"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    target = shared / "roots-file"
+    target.write_text("")
+    target.chmod(0o666)
+    jobid = rig.qsub("echo hello", "-k", "od", "-R", "o", "-o", str(target), user="pbsuser")
+    rig.wait(jobid)
+    assert rig.job(jobid)["Exit_status"] == "0"
+    assert target.exists() and os.stat(str(target)).st_uid == 0
+    assert target.read_text() == "hello\n"

@@ -540,7 +540,12 @@ JOB: Dict[str, Row] = {
                         "test_job_priority_is_not_a_sort_key_by_default"),
     "qtime": behaves("server/req_quejob.c (qtime; FIFO order)",
                      "tests/sched/test_cycle.py::test_fifo_by_submission"),
-    "Remove_Files": refused("removal of the output files after delivery (-R)"),
+    "Remove_Files": behaves("server/job_func.c:setup_cpyfiles and the mom's purge (after "
+                            "Exit_status 0 only)",
+                            "tests/mom/test_remove_files.py::"
+                            "test_remove_files_after_a_successful_job_only",
+                            "tests/mom/test_remove_files.py::"
+                            "test_remove_files_takes_a_directly_written_stream"),
     "Rerunable": behaves("server/req_rerun.c:req_rerunjob",
                          "tests/server/test_job_control_rules.py::"
                          "test_qrerun_checks_rerunable_before_the_state"),
