@@ -83,7 +83,13 @@ class FakeCluster:
 
     def run(self, argv: Sequence[str], input: Optional[str] = None,
             cwd: Optional[str] = None) -> "subprocess.CompletedProcess[str]":
-        """Run a PBS command (``["qstat", "-f"]``) against this cluster."""
+        """Run a PBS command (``["qstat", "-f"]``) against this cluster, in ``cwd`` or else
+        in the cluster's scratch directory: a job's output goes to the directory qsub ran in,
+        and a test's jobs leave nothing in the caller's (the project's) directory."""
+        if cwd is None:
+            scratch = self.home / "work"
+            scratch.mkdir(exist_ok=True)
+            cwd = str(scratch)
         return subprocess.run(list(argv), input=input, cwd=cwd, env=self.env,
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                               universal_newlines=True, timeout=60)
