@@ -106,6 +106,10 @@ PBSE_HOOKERROR = 15136
 PBSE_HISTJOBID = 15139
 PBSE_JOBHISTNOTSET = 15140
 PBSE_MIXENTLIMS = 15141
+PBSE_BAD_FORMULA = 15123
+PBSE_BAD_FORMULA_KW = 15124
+PBSE_BAD_FORMULA_TYPE = 15125
+PBSE_SVR_SCHED_JSF_INCOMPAT = 15226
 PBSE_ENTLIMCT = 15142  # the text is the limit's (model/entlimits.py)
 PBSE_ENTLIMRESC = 15143
 PBSE_HISTJOBDELETED = 15158
@@ -175,6 +179,10 @@ MESSAGES: Dict[int, str] = {
     PBSE_JOBHISTNOTSET: "PBS is not configured to maintain job history",
     PBSE_HISTJOBDELETED: "Job has been deleted from history",
     PBSE_MIXENTLIMS: "Cannot mix old and new style queue/run limit enforcement types",
+    PBSE_BAD_FORMULA: "Invalid Formula Format",
+    PBSE_BAD_FORMULA_KW: "Formula contains invalid keyword",
+    PBSE_BAD_FORMULA_TYPE: "Formula contains a resource of an invalid type",
+    PBSE_SVR_SCHED_JSF_INCOMPAT: "Server's job_sort_formula value is incompatible with sched's",
     PBSE_NOHISTARRAYSUBJOB: "Request invalid for finished array subjob",
     PBSE_HOOK_REJECT: "hook rejected request",
     PBSE_HOOK_REJECT_RERUNJOB: "hook rejected request, requiring job to be rerun",

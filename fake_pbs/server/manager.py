@@ -9,15 +9,15 @@ import base64
 import binascii
 from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
-from fake_pbs.model import ecl, qmgr_attrs, unmodelled
+from fake_pbs.model import ecl, formula, qmgr_attrs, unmodelled
 from fake_pbs.model import resources as rdefs
 from fake_pbs.model.errors import (PBSE_ATTRRO, PBSE_ATTRTYPE, PBSE_BADATVAL, PBSE_DUPLIST,
                                    PBSE_HOOKERROR,
                                    PBSE_INTERNAL, PBSE_IVALREQ, PBSE_MIXENTLIMS, PBSE_NOATTR,
                                    PBSE_NODEEXIST,
                                    PBSE_NOSUP, PBSE_OBJBUSY, PBSE_PERM, PBSE_QUEEXIST,
-                                   PBSE_RESCBUSY, PBSE_UNKNODE, PBSE_UNKQUE, PBSE_UNKRESC,
-                                   PBSE_UNKSCHED,
+                                   PBSE_RESCBUSY, PBSE_SVR_SCHED_JSF_INCOMPAT, PBSE_UNKNODE,
+                                   PBSE_UNKQUE, PBSE_UNKRESC, PBSE_UNKSCHED,
                                    PbsError, detail, message_for)
 from fake_pbs.model.hooks import (CONTENT_CONFIG, CONTENT_PYTHON, Hook, hook_error,
                                   set_hook_attr, unset_hook_attr)
@@ -36,11 +36,15 @@ _LOG_ADMIN = 0x0004
 class Caller:
     """Who sent the request: ``user@host`` and whether the server counts them as a manager."""
 
-    def __init__(self, user: str, host: str, is_manager: bool, is_operator: bool = False) -> None:
+    def __init__(self, user: str, host: str, is_manager: bool, is_operator: bool = False,
+                 privileged: bool = False) -> None:
         self.user = user
         self.host = host
         self.is_manager = is_manager
         self.is_operator = is_operator
+        # root, or the user who started the cluster: who may write the server's home (PBS's
+        # qmgr hands job_sort_formula over in a root-owned file there, decode_formula)
+        self.privileged = privileged
 
     @property
     def who(self) -> str:
@@ -146,6 +150,9 @@ def _manager(managed: Managed, caller: Caller, args: Dict[str, Any], outcome: Ou
             qmgr_attrs.ecl_verify(objtype, attr, "" if command == "unset" else value)
     if not caller.is_manager and not _operator_may(caller, command, objtype, attrs):
         raise PbsError(PBSE_PERM)
+    if objtype in ("server", "sched") and command == "set" and not caller.privileged and any(
+            attr.lower() == "job_sort_formula" for attr, _, _ in attrs):
+        raise PbsError(PBSE_PERM)  # decode_formula: the file qmgr writes as root is missing
     if objtype == "server":
         _manage_attrs(managed.server, "server", command, attrs, managed)
         outcome.changed.add(("server", managed.server_name))
@@ -249,7 +256,24 @@ def _manage_attrs(target: AttrDict, objtype: str, command: str,
         staged[attr] = qmgr_attrs.apply_op(objtype, attr, op, staged.get(attr), value)
         unmodelled.check(objtype, attr, staged[attr])  # what PBS would act on (docs/coverage.md)
         _check_association(managed, objtype, attr, staged)
+        if attr == "job_sort_formula":
+            _check_formula(managed, objtype, str(staged[attr]))
     _replace_sorted(target, objtype, staged)
+
+
+def _check_formula(managed: Managed, objtype: str, value: str) -> None:
+    """validate_job_formula: the server's and the scheduler's formula agree (15226), and the
+    formula is one (model/formula.py: 15123, 15124, 15125)."""
+    others = ([str(sched["job_sort_formula"]) for sched in managed.scheds.values()
+               if sched.get("job_sort_formula")] if objtype == "server" else
+              [str(managed.server["job_sort_formula"])]
+              if managed.server.get("job_sort_formula") else [])
+    if any(other != value for other in others):
+        raise PbsError(PBSE_SVR_SCHED_JSF_INCOMPAT)
+    types = {name: defn.type for name, defn in rdefs.BUILTIN.items()}
+    types.update({name: str(site.get("type") or rdefs.LONG)
+                  for name, site in managed.resources.items()})
+    formula.validate(value, types)
 
 
 def _replace_sorted(target: AttrDict, objtype: str, attrs: AttrDict) -> None:

@@ -144,7 +144,7 @@ def _set(managed: manager.Managed, objtype: str, name: str, attr: str, value: st
 
 @pytest.mark.parametrize(("objtype", "name", "attr", "acts", "default"), [
     ("server", "", "eligible_time_enable", "true", "false"),
-    ("server", "", "job_sort_formula", "ncpus", None),
+    ("server", "", "node_group_key", "host", None),
     ("queue", "workq", "backfill_depth", "3", None),
     ("node", "vm", "vnode_pool", "2", None),
     ("node", "vm", "provision_enable", "True", "False"),

@@ -25,6 +25,12 @@ def test_a_listed_manager_manages(rig: Rig) -> None:
     rig.wait(victim)
     # Not listed: still refused.
     assert _qmgr(rig, "pbsuser2", "set server scheduling = True") == (159, QMGR_PERM % "")
+    # job_sort_formula: root's alone (PBS's qmgr hands it over in a root-only file), which
+    # any manager may unset (svr_func.c decode_formula)
+    code, err = _qmgr(rig, "pbsuser", "set server job_sort_formula = ncpus")
+    assert code == 159 and "Unauthorized Request" in err, err
+    assert _qmgr(rig, "root", "set server job_sort_formula = ncpus") == (0, "")
+    assert _qmgr(rig, "pbsuser", "unset server job_sort_formula") == (0, "")
 
 
 def test_an_operator_operates_but_does_not_manage(rig: Rig) -> None:

@@ -76,3 +76,19 @@ def test_sched_config_lines_not_acted_on_are_logged(fake_pbs: FakeCluster) -> No
     finally:
         config.write_text(before)
         fake_pbs.qmgr("set sched log_events = 767")
+
+
+def test_job_sort_formula_orders_the_queue(fake_pbs: FakeCluster) -> None:
+    """sort.cpp cmp_sort: the highest job_sort_formula value first (tests/sched/
+    test_job_sort_formula.py pins the rules); qmgr refuses a bad formula (15123)."""
+    done = fake_pbs.run(["qmgr", "-c", "set server job_sort_formula = \"walltime *\""])
+    assert done.returncode == 15123 % 256 and "Invalid Formula Format" in done.stderr, done
+    fake_pbs.qmgr('set server job_sort_formula = "-walltime / 60"')
+    assert "job_sort_formula = -walltime / 60" in fake_pbs.qmgr("list server job_sort_formula")
+    fake_pbs.qmgr("set server scheduling = false")
+    whole = ("-l", "select=2:ncpus=8", "-l", "place=scatter")
+    long_job = fake_pbs.qsub("sleep 30", *whole, "-l", "walltime=01:00:00")
+    short_job = fake_pbs.qsub("sleep 30", *whole, "-l", "walltime=00:10:00")
+    fake_pbs.qmgr("set server scheduling = true")
+    fake_pbs.wait(short_job, "R")
+    assert fake_pbs.job(long_job)["job_state"] == "Q"

@@ -76,7 +76,13 @@ ITERATION = behaves("server/sched_func.c:action_sched_iteration",
                     "test_scheduler_iteration_sets_the_timed_cycle")
 REQUIRE_CRED = missing("Kerberos credential type; refused (require_cred_enable is)")
 NODE_GROUPS = missing(SCHED_DIFF + ": placement by node groups")
-FORMULA = missing(SCHED_DIFF + ": job order by formula")
+T_JSF = "tests/sched/test_job_sort_formula.py::"
+FORMULA = behaves("scheduler/job_info.cpp:formula_evaluate, sort.cpp:cmp_sort; "
+                  "server/sched_func.c:validate_job_formula",
+                  T_JSF + "test_the_highest_formula_value_runs_first",
+                  T_JSF + "test_a_formula_is_checked_when_set",
+                  T_JSF + "test_only_who_may_write_the_home_sets_it_and_sched_and_server_agree",
+                  "tests/server/test_vnode_rules.py::test_job_sort_formula_orders_the_queue")
 BACKFILL = missing(SCHED_DIFF + ": top jobs and the backfill calendar")
 PSETS = refused_when_true(SCHED_DIFF + ": placement sets")
 PARTITION = refused("scheduler partitions (multi-sched)")
@@ -429,7 +435,8 @@ SCHED: Dict[str, Row] = {
         SCHED_DIFF + ": resuming preempted jobs first"),
     "preempt_targets_enable": stored("read with the preempt_targets resource, which is refused "
                                      "here"),
-    "job_sort_formula_threshold": stored("read with job_sort_formula, which is refused here"),
+    "job_sort_formula_threshold": behaves("scheduler/fifo.cpp (JOB_UNDER_THRESHOLD)",
+                                          T_JSF + "test_jobs_under_the_threshold_do_not_run"),
     "throughput_mode": stored("whether the scheduler waits for each run's reply; the fake's "
                               "scheduler runs inside the server, which answers at once"),
     "job_run_wait": stored("whether the scheduler waits for each run's reply; the fake's "

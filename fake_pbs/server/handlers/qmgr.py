@@ -114,7 +114,7 @@ def serve(ctx: Context, request: Dict[str, Any]) -> Any:
     view = _managed_view(app)
     operator = bool(getattr(ctx.caller, "operator", False))
     caller = Caller(ctx.caller.user, ctx.caller.host, ctx.caller.manager and not operator,
-                    operator)
+                    operator, privileged=ctx.caller.uid in (0, app.owner_uid))
     op = str(request.get("op"))
     try:
         outcome = handle(view, caller, op, request)

@@ -2,18 +2,17 @@
 
 What OpenPBS's default scheduler does with the default sched_config (``by_queue``, no
 ``job_sort_key``, ``preemptive_sched: true``): consider the queued jobs in preemption-priority
-order, then queue ``Priority``, then submission order; run each job whose chunks fit
-(``placement``) on the vnodes its queue may use (a queue's own vnodes, else those of no queue),
-tried in ``node_sort_key`` order, within each vnode's run limits; comment the others with
-PBS's reasons; and when a high-priority job (``preempt_prio``) cannot run, pick lower-priority
-running victims, most recently started first, with the methods each can take. Jobs that share
-a queue/select/place (and owner, under a vnode's per-user limits) fail the same way within a
-cycle, so the cost of a cycle with thousands of queued jobs grows with the jobs that can
-actually run.
+order, then queue ``Priority``, then ``job_sort_formula`` value, then submission order; run each job
+whose chunks fit (``placement``) on the vnodes its queue may use (a queue's own vnodes, else those
+of no queue), tried in ``node_sort_key`` order, within each vnode's run limits; comment the others
+with PBS's reasons; and when a high-priority job (``preempt_prio``) cannot run, pick lower-priority
+running victims, most recently started first, with the methods each can take. Jobs that share a
+queue/select/place (and owner, under a vnode's per-user limits) fail the same way within a cycle, so
+the cost of a cycle with thousands of queued jobs grows with the jobs that can actually run.
 """
 from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
-from fake_pbs.model import runlimits
+from fake_pbs.model import formula, runlimits
 from fake_pbs.model.entlimits import Entity
 from fake_pbs.model.errors import PbsError
 from fake_pbs.model.jobdefaults import prefixed
@@ -279,6 +278,12 @@ class _Cycle:
         self.running: Optional[List[Attrs]] = None
         self.victimised: Set[str] = set()
         self.lowest = min((self.policy.level(queue) for queue in queues.values()), default=0)
+        # job_sort_formula (the scheduler's, else the server's) and its threshold
+        text = sched.get("job_sort_formula") or (server or {}).get("job_sort_formula")
+        self.formula = formula.Evaluator(text) if text else None
+        threshold = sched.get("job_sort_formula_threshold")
+        self.threshold = _number(threshold) if threshold not in (None, "") else None
+        self.formula_values: Dict[str, float] = {}
         self.subjob_caps = _subjob_caps(jobs)
 
     def order(self) -> List[Attrs]:
@@ -294,10 +299,26 @@ class _Cycle:
                     self.comment(job, "Not Running: Queue not started.")
                 continue
             queue = self.queues[job.get("queue", "")]
-            keyed.append(((-self.level(job), -_number(queue.get("Priority")), _rank(job),
-                           index), job))
+            keyed.append(((-self.level(job), -_number(queue.get("Priority")),
+                           -self.formula_value(job, queue), _rank(job), index), job))
         keyed.sort(key=lambda item: item[0])
         return [job for _, job in keyed]
+
+    def formula_value(self, job: Attrs, queue: Attrs) -> float:
+        """The job's job_sort_formula value (0 without a formula): within a queue, jobs are
+        considered highest value first (sort.cpp cmp_sort: after preemption priority)."""
+        if self.formula is None:
+            return 0.0
+        value, _ = self.formula.value(formula.job_values(
+            job, _number(queue.get("Priority")), _KINDS))
+        self.formula_values[job["id"]] = value
+        return value
+
+    def under_threshold(self, job: Attrs) -> bool:
+        """fifo.cpp: a queued job whose formula value is at or below the scheduler's
+        ``job_sort_formula_threshold`` does not run this cycle."""
+        return (self.threshold is not None and job["id"] in self.formula_values
+                and self.formula_values[job["id"]] <= self.threshold)
 
     def level(self, job: Attrs) -> int:
         """A job's preemption priority; a job being qrun outranks every other (k06)."""
@@ -324,6 +345,9 @@ class _Cycle:
         for job in self.order():
             if _suspended_by_scheduler(job):
                 self.resume(job)
+                continue
+            if self.under_threshold(job):
+                self.fail(job, UNDER_THRESHOLD)
                 continue
             # the walltime matters only when a reservation to come may be in the way
             key: Tuple[str, ...] = (
@@ -518,6 +542,8 @@ class _Cycle:
         return True
 
 
+# fifo.cpp (JOB_UNDER_THRESHOLD, job_info.cpp's sched_error text)
+UNDER_THRESHOLD = "Not Running: Job is under job_sort_formula threshold value"
 # check.cpp:is_ok_to_run (MAX_RUN_SUBJOBS, job_info.cpp's sched_error text)
 MAX_RUN_SUBJOBS = "Not Running: Number of concurrent running subjobs limit reached"
 
