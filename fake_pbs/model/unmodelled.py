@@ -29,7 +29,7 @@ REFUSED: Dict[str, Dict[str, FrozenSet[str]]] = {
         "resv_post_processing_time": _NONE,
     },
     "queue": {
-        "require_cred_enable": _FALSE, "require_cred": _NONE, "resources_available": _NONE,
+        "require_cred_enable": _FALSE, "require_cred": _NONE,
         "node_group_key": _NONE, "backfill_depth": _NONE, "partition": _NONE,
     },
     "node": {

@@ -194,7 +194,7 @@ def stage_in_failed(app: ServerApp, job: Job) -> None:
 def _remember_assigned(app: ServerApp, job: Job) -> None:
     """The job's queue and the server total its resources from now on, at 0 once it ended
     (server/assigned.py, k08p)."""
-    names = assigned.job_names(job)
+    names = assigned.job_names(job, app.state.objects.get("resource"))
     queue = app.state.queues.get(job.get("queue", ""))
     if queue is not None and assigned.remember(queue, names):
         app.state.save_queue(job["queue"])

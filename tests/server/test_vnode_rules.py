@@ -92,3 +92,25 @@ def test_job_sort_formula_orders_the_queue(fake_pbs: FakeCluster) -> None:
     fake_pbs.qmgr("set server scheduling = true")
     fake_pbs.wait(short_job, "R")
     assert fake_pbs.job(long_job)["job_state"] == "Q"
+
+
+def test_a_server_license_pool(fake_pbs: FakeCluster) -> None:
+    """A site resource with flag q, on the scheduler's resources line, as a server pool
+    (check.cpp INSUFFICIENT_SERVER_RESOURCE; tests/sched/test_resource_pools.py)."""
+    config = paths.sched_config(fake_pbs.home)
+    before = config.read_text()
+    try:
+        fake_pbs.qmgr("create resource lic type=long, flag=q")
+        config.write_text(before.replace('resources: "', 'resources: "lic, '))
+        fake_pbs.qmgr("set server resources_available.lic = 1")  # also a SCH_CONFIGURE
+        fake_pbs.qmgr("set sched log_events = 767")
+        first = fake_pbs.qsub("sleep 30", "-l", "lic=1")
+        fake_pbs.wait(first, "R")
+        second = fake_pbs.qsub("sleep 30", "-l", "lic=1")
+        wanted = "Not Running: Insufficient amount of server resource: lic (R: 1 A: 0 T: 1)"
+        wait_for(lambda: fake_pbs.job(second).get("comment") == wanted, 20,
+                 lambda: str(fake_pbs.job(second)))
+        assert "resources_assigned.lic = 1" in fake_pbs.sh("qstat", "-Bf")
+    finally:
+        config.write_text(before)
+        fake_pbs.qmgr("set sched log_events = 767")

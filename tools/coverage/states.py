@@ -198,8 +198,11 @@ SERVER: Dict[str, Row] = {
     "query_other_jobs": behaves("server/stat_job.c:status_job",
                                 "tests/docs/test_coverage_behaviours.py::"
                                 "test_query_other_jobs_false_hides_other_users_jobs"),
-    "resources_available": behaves("scheduler/server_info.cpp:query_server (server totals)",
-                                   T_INVARIANT),
+    "resources_available": behaves("scheduler/check.cpp:is_ok_to_run "
+                                   "(INSUFFICIENT_SERVER_RESOURCE); server_info.cpp:query_server",
+                                   "tests/sched/test_resource_pools.py::test_a_server_license_"
+                                   "pool_limits_the_running_jobs",
+                                   "tests/server/test_vnode_rules.py::test_a_server_license_pool"),
     "resources_default": RESOURCES_DEFAULT,
     "default_chunk": DEFAULT_CHUNK,
     "resources_max": RESOURCES_MAX,
@@ -322,7 +325,10 @@ QUEUE: Dict[str, Row] = {
     "reserved_expedite": stored(PBS_STORES),
     "reserved_sync": stored(PBS_STORES),
     "default_chunk": DEFAULT_CHUNK,
-    "resources_available": refused("queue-level resource pools for the scheduler"),
+    "resources_available": behaves("scheduler/check.cpp:is_ok_to_run "
+                                   "(INSUFFICIENT_QUEUE_RESOURCE)",
+                                   "tests/sched/test_resource_pools.py::test_a_queue_pool_comes_"
+                                   "first_and_sizes_print_as_pbs_prints_them"),
     "resources_assigned": behaves("server/req_runjob.c:set_resc_assigned", T_ASSIGNED),
     "kill_delay": behaves("resmom/requests.c:req_signaljob / mom kill_job (SIGTERM then "
                           "SIGKILL)", "tests/mom/test_exec.py::"

@@ -340,7 +340,8 @@ def queue_record(ctx: Context, name: str) -> Reply:
     jobs = _live([j for j in ctx.app.state.live_jobs() if j.get("queue") == name])
     attrs["total_jobs"] = str(len(jobs))
     attrs["state_count"] = st.state_count(_counts(jobs))
-    attrs.update(assigned.totals(_legacy_ran(attrs, bool(attrs.get("_ran"))), jobs))
+    attrs.update(assigned.totals(_legacy_ran(attrs, bool(attrs.get("_ran"))), jobs,
+                                 ctx.app.state.objects.get("resource")))
     return {"name": name, "attrs": [list(p) for p in order.ordered(attrs, order.QUEUE_ATTR_ORDER)]}
 
 
@@ -366,7 +367,8 @@ def statsvr(ctx: Context, request: Dict[str, Any]) -> Reply:
     attrs["total_jobs"] = str(len(live) + history)
     attrs["state_count"] = st.state_count(_counts(live))
     attrs.update(assigned.totals(
-        _legacy_ran(attrs, bool(history_ran) and "_assigned" not in attrs), live))
+        _legacy_ran(attrs, bool(history_ran) and "_assigned" not in attrs), live,
+        state.objects.get("resource")))
     attrs["license_count"] = "Avail_Global:1000000 Avail_Local:1000000 Used:0 High_Use:0"
     return {"name": ctx.app.server_name,
             "attrs": [list(p) for p in order.ordered(attrs, order.SERVER_ATTR_ORDER)]}

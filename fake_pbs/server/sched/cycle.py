@@ -13,6 +13,8 @@ the cost of a cycle with thousands of queued jobs grows with the jobs that can a
 from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 from fake_pbs.model import formula, runlimits
+from fake_pbs.model.pools import Pools
+from fake_pbs.model.resources import SERVER_ASSIGNED
 from fake_pbs.model.entlimits import Entity
 from fake_pbs.model.errors import PbsError
 from fake_pbs.model.jobdefaults import prefixed
@@ -244,8 +246,12 @@ class _Cycle:
                  server: Optional[Attrs] = None,
                  resvs: Sequence[Attrs] = (),
                  node_sort: Sequence[NodeSortKey] = (),
-                 preemptive: bool = True) -> None:
+                 preemptive: bool = True,
+                 totalled: Sequence[str] = tuple(SERVER_ASSIGNED),
+                 pooled: Optional[Sequence[str]] = None) -> None:
         self.qrun = qrun
+        self.resource_pools = Pools(server or {}, queues, jobs,
+                                    consumables if pooled is None else pooled, totalled)
         self.server_limits = runlimits.limits_of(server or {})
         self.queue_limits = {name: runlimits.limits_of(queue) for name, queue in queues.items()}
         # counting the running jobs is work for every cycle: only when a run limit is set
@@ -369,6 +375,12 @@ class _Cycle:
                 self.fail(job, MAX_RUN_SUBJOBS)
                 continue
             held = self.held_back(job)
+            if held is None and self.resource_pools.active:
+                short = self.resource_pools.short(job, self.reserved.vnodes_for(job) is not None)
+                if short is not None:
+                    self.fail(job, ("Can Never Run: " if short[0] else "Not Running: ")
+                              + short[1])
+                    continue
             outcome = self.place(job, request, commit_run=held is None)
             if held is not None:
                 # is_ok_to_run: a job that cannot fit gets that reason; limits come next
@@ -379,11 +391,13 @@ class _Cycle:
                 continue
             if isinstance(outcome, Placement):
                 self.count_running(job)
+                self.resource_pools.take(job)
                 self.considered(job, RUN)
                 self.count_subjob(job)
                 continue
             if self.reserved.vnodes_for(job) is None and not outcome.never \
                     and self.try_preempt(job, request):
+                self.resource_pools.take(job)
                 self.considered(job, PREEMPT)
                 continue
             self.failed[key] = outcome
@@ -565,7 +579,9 @@ def run_cycle(server: Attrs, sched: Attrs, queues: Mapping[str, Attrs],
               consumables: Sequence[str] = DEFAULT_CONSUMABLES,
               resvs: Sequence[Attrs] = (),
               node_sort: Sequence[NodeSortKey] = (),
-              preemptive: bool = True) -> CycleResult:
+              preemptive: bool = True,
+              totalled: Sequence[str] = tuple(SERVER_ASSIGNED),
+              pooled: Optional[Sequence[str]] = None) -> CycleResult:
     """One cycle: the jobs to start, the comments that changed, and the preemptions wanted.
 
     Nothing runs when ``scheduling`` is False on the server or the scheduler object. Jobs carry
@@ -579,9 +595,12 @@ def run_cycle(server: Attrs, sched: Attrs, queues: Mapping[str, Attrs],
     first (model/sched_config.py); others in a select are not checked or assigned (n02m).
     ``resvs``: the reservations' attributes (sched/reserved.py).
     ``node_sort``: sched_config's ``node_sort_key`` lines (none: the server's vnode order);
-    ``preemptive``: its ``preemptive_sched``.
+    ``preemptive``: its ``preemptive_sched``.  ``totalled``: the resources the server sums
+    in ``resources_assigned`` (the server's and queues' pools count the running jobs' amounts
+    of these, model/pools.py); ``pooled``: the numeric resources of the resources line, which
+    those pools hold back (default: ``consumables``).
     """
     if _false(server.get("scheduling")) or _false(sched.get("scheduling")):
         return CycleResult([], {}, [], [])
     return _Cycle(sched, queues, nodes, jobs, now, qrun, consumables, server, resvs,
-                  node_sort, preemptive).run()
+                  node_sort, preemptive, totalled, pooled).run()

@@ -13,13 +13,13 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 from fake_pbs.model import sched_config
 from fake_pbs.model import states as st
 from fake_pbs.model.errors import PbsError
-from fake_pbs.server import hookpoints, lifecycle, preemption, reqlog, routing, subjobs
+from fake_pbs.server import assigned, hookpoints, lifecycle, preemption, reqlog, routing, subjobs
 from fake_pbs.server.app import SchedulerLike, ServerApp
 from fake_pbs.server.logs import DEBUG, JOB, SCHED
 from fake_pbs.server.resv import confirm as resv_confirm, records as resv_records
 from fake_pbs.server.resv import timeline as resv_timeline
 from fake_pbs.server.sched.cycle import run_cycle
-from fake_pbs.server.sched.resources import consumables_of
+from fake_pbs.server.sched.resources import consumables_of, pooled_of
 
 # A cycle that preempted runs the pure cycle again over the jobs it has not considered yet
 # (PBS's scheduler goes on with the updated universe); bounded so that a cycle always ends.
@@ -219,6 +219,9 @@ class Scheduler(SchedulerLike):
                                  consumables=self.consumables(),
                                  node_sort=self._config.node_sort,
                                  preemptive=self._config.preemptive,
+                                 totalled=assigned.totalled(state.objects.get("resource")),
+                                 pooled=pooled_of(self._config.resources,
+                                                  state.objects.get("resource")),
                                  resvs=[public(r) for r in resv_records.all_resvs(app)])
             runs = {run.jobid: run for run in result.runs}
             plans = {plan.run.jobid: plan for plan in result.preempt}

@@ -18,3 +18,16 @@ def consumables_of(scheduled: Sequence[str],
         if name not in names and defn is not None and defn.consumable:
             names.append(name)
     return tuple(names)
+
+
+#: resource types the scheduler counts in a pool (resource.cpp: numeric is consumable there)
+_NUMERIC = frozenset(("long", "size", "float", "time"))
+
+
+def pooled_of(scheduled: Sequence[str],
+              custom: Optional[Mapping[str, Any]] = None) -> Tuple[str, ...]:
+    """``scheduled`` reduced to the numeric resources, which the server's and the queues'
+    ``resources_available`` pools hold back (model/pools.py), whatever their flags."""
+    table = resourcing.table(custom)
+    return tuple(name for name in scheduled
+                 if name in table and table[name].type in _NUMERIC)
