@@ -45,7 +45,7 @@ REFUSED: Dict[str, Dict[str, FrozenSet[str]]] = {
             "tolerate_node_failures": frozenset(("none",))},
     "resource": {
         "min_walltime": _NONE, "max_walltime": _NONE,
-        "partition": _NONE, "aoe": _NONE, "preempt_targets": _NONE,
+        "partition": _NONE, "aoe": _NONE,
     },
 }
 

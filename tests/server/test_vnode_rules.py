@@ -114,3 +114,18 @@ def test_a_server_license_pool(fake_pbs: FakeCluster) -> None:
     finally:
         config.write_text(before)
         fake_pbs.qmgr("set sched log_events = 767")
+
+
+def test_preempt_targets_are_checked_at_qsub_and_qalter(fake_pbs: FakeCluster) -> None:
+    """resc_attr.c preempt_targets_action (tests/sched/test_preempt_targets.py pins the
+    scheduler's side)."""
+    done = fake_pbs.run(["qsub", "-l", "preempt_targets=queue=nosuch", "--", "/bin/true"])
+    assert done.returncode == 15018 % 256 and "Unknown queue" in done.stderr, done
+    jobid = fake_pbs.qsub("true", "-h", "-l", 'preempt_targets="queue=workq,'
+                          'Resource_List.ncpus=2"')
+    assert fake_pbs.job(jobid)["Resource_List.preempt_targets"] == \
+        "queue=workq,Resource_List.ncpus=2"
+    done = fake_pbs.run(["qalter", "-l", "preempt_targets=Resource_List.nosuch=1", jobid])
+    assert done.returncode == 15035 % 256, done
+    fake_pbs.sh("qalter", "-l", "preempt_targets=none", jobid)
+    assert fake_pbs.job(jobid)["Resource_List.preempt_targets"] == "none"

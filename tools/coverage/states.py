@@ -439,8 +439,9 @@ SCHED: Dict[str, Row] = {
     "only_explicit_psets": PSETS,
     "sched_preempt_enforce_resumption": refused_when_true(
         SCHED_DIFF + ": resuming preempted jobs first"),
-    "preempt_targets_enable": stored("read with the preempt_targets resource, which is refused "
-                                     "here"),
+    "preempt_targets_enable": behaves("scheduler/job_info.cpp:find_and_preempt_jobs",
+                                      "tests/sched/test_preempt_targets.py::"
+                                      "test_targets_limit_the_victims"),
     "job_sort_formula_threshold": behaves("scheduler/fifo.cpp (JOB_UNDER_THRESHOLD)",
                                           T_JSF + "test_jobs_under_the_threshold_do_not_run"),
     "throughput_mode": stored("whether the scheduler waits for each run's reply; the fake's "
@@ -747,7 +748,12 @@ RESOURCE: Dict[str, Row] = {
     "partition": PARTITION,
     "aoe": refused(NO_PROVISION),
     "eoe": stored(NO_POWER),
-    "preempt_targets": missing(SCHED_DIFF + ": preemption limited to targets"),
+    "preempt_targets": behaves("scheduler/job_info.cpp:preempt_job_set_filter; "
+                               "server/resc_attr.c:preempt_targets_action",
+                               "tests/sched/test_preempt_targets.py::"
+                               "test_targets_limit_the_victims",
+                               "tests/server/test_vnode_rules.py::"
+                               "test_preempt_targets_are_checked_at_qsub_and_qalter"),
     "accelerator": stored(NOT_ON_LINE),
     "accelerator_model": stored(NOT_ON_LINE),
     "accelerator_memory": stored(NOT_ON_LINE),

@@ -15,6 +15,7 @@ from fake_pbs.server import (accounting, enqueue, execid, hookpoints, jobdelete,
 from fake_pbs.server.app import ServerApp
 from fake_pbs.server.handlers.common import caller_level, find_job, is_owner, require_owner
 from fake_pbs.server.handlers.registry import Context, handler
+from fake_pbs.server.handlers.submit import resource_action
 from fake_pbs.server.resv import jobs as resvjobs
 
 Job = Dict[str, Any]
@@ -295,6 +296,7 @@ def alterjob(ctx: Context, request: Dict[str, Any]) -> None:
         if name.startswith("Resource_List."):
             resource = name.split(".", 1)[1]
             changes[name] = value = resourcing.verify(resource, value, custom)
+            resource_action(ctx, resource, value)
         if running and name == "Resource_List.walltime" and not ctx.caller.manager:
             old = job.get(name)
             if old is None or _seconds(value) > _seconds(old):

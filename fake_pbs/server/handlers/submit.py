@@ -11,7 +11,7 @@ import re
 from typing import Any, Dict, Optional
 
 from fake_pbs import crashpoints
-from fake_pbs.model import acl, ecl, job_attrs, qmgr_attrs, states as st
+from fake_pbs.model import acl, ecl, job_attrs, preempt_targets, qmgr_attrs, states as st
 from fake_pbs.model.errors import (PBSE_BADATVAL, PBSE_BADUSER, PBSE_FORCE_QSUB_UPDATE,
                                    PBSE_IVALREQ, PBSE_JOBSCRIPTMAXSIZE, PBSE_MaxArraySize,
                                    PBSE_NOSUP, PBSE_QUENODFLT, PBSE_UNKJOBID, PBSE_UNKQUE,
@@ -67,7 +67,16 @@ def split_resources(ctx: Context, attrs: Dict[str, str]) -> Dict[str, str]:
         if name.startswith("Resource_List."):
             resource = name.split(".", 1)[1]
             resources[resource] = resourcing.verify(resource, attrs.pop(name), custom)
+            resource_action(ctx, resource, resources[resource])
     return resources
+
+
+def resource_action(ctx: Context, resource: str, value: str) -> None:
+    """A resource's own check at the server (resc_attr.c: preempt_targets_action)."""
+    if resource == "preempt_targets" and value:
+        custom = ctx.app.state.objects.get("resource", {})
+        preempt_targets.check(value, lambda queue: queue in ctx.app.state.queues,
+                              lambda name: resourcing.known(name, custom))
 
 
 def default_path(host: str, cwd: str, name: str, letter: str, seq: int, array: bool) -> str:

@@ -12,7 +12,7 @@ the cost of a cycle with thousands of queued jobs grows with the jobs that can a
 """
 from typing import Dict, List, Mapping, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
-from fake_pbs.model import formula, runlimits
+from fake_pbs.model import formula, preempt_targets, runlimits
 from fake_pbs.model.pools import Pools
 from fake_pbs.model.resources import SERVER_ASSIGNED
 from fake_pbs.model.entlimits import Entity
@@ -264,6 +264,7 @@ class _Cycle:
         self.queues = queues
         self.jobs = jobs
         self.now = now
+        self.sched = sched
         self.policy = _Policy(sched, preemptive)
         self.consumables = consumables
         self.node_sort = tuple(node_sort)
@@ -522,6 +523,11 @@ class _Cycle:
         if level <= self.lowest:
             return False
         candidates = self.victims_for(level)
+        if not _false(self.sched.get("preempt_targets_enable")):
+            targets = preempt_targets.parse(job.get("Resource_List.preempt_targets"))
+            if targets is not None:  # none: no victim; else only the targets' jobs
+                candidates = [victim for victim in candidates
+                              if preempt_targets.matches(victim, targets)]
         chosen: List[Attrs] = []
         placed: Optional[Placement] = None
         eligible = self.eligible(job)
