@@ -14,7 +14,7 @@ from fake_pbs.model.nodes import DEFAULT_CONSUMABLES, VNode, resource_amount
 from fake_pbs.model.select import SIZE_RESOURCES, Chunk, Place, chunk_default
 
 __all__ = ["Unit", "Placement", "Failure", "place_job", "commit", "format_amount", "MSG",
-           "Eligible", "uses_multinode"]
+           "Eligible", "uses_multinode", "Psets", "placement_sets", "CANT_SPAN", "SET_TOO_SMALL"]
 
 # Scheduler reasons (job_info.cpp sched_error table), without the "Not Running: " prefix.
 MSG = {
@@ -159,6 +159,21 @@ def _add(into: Dict[str, int], amounts: Mapping[str, int]) -> None:
         into[res] = into.get(res, 0) + amount
 
 
+class Psets(NamedTuple):
+    """Placement sets (node_partition.cpp): the vnodes are grouped by each value of each key
+    resource; ``span``: a job no set can ever hold is placed over all vnodes (the scheduler's
+    ``do_not_span_psets`` false); ``explicit_only``: vnodes without the resource form no set
+    (``only_explicit_psets``; else they form ``<res>=""``)."""
+
+    keys: Tuple[str, ...]
+    span: bool = True
+    explicit_only: bool = False
+
+
+CANT_SPAN = "can't fit in the largest placement set, and can't span psets"
+SET_TOO_SMALL = "Placement set %s has too few free resources"
+
+
 def uses_multinode(units: Sequence[Unit], place: Place) -> bool:
     """Whether a job counts as multi-node for ``no_multinode_jobs``: more than one chunk,
     unless packed on one host (eval_complex_selspec re-places a job whose chunks landed on such
@@ -221,12 +236,75 @@ def _search(units: Sequence[Unit], place: Place, vnodes: Sequence[VNode],
 
 def place_job(chunks: Sequence[Chunk], place: Place, vnodes: Mapping[str, VNode],
               consumables: Sequence[str] = DEFAULT_CONSUMABLES,
-              eligible: Optional[Eligible] = None) -> Union[Placement, Failure]:
+              eligible: Optional[Eligible] = None,
+              psets: Optional[Psets] = None) -> Union[Placement, Failure]:
     """Find vnodes for every chunk, or the PBS reason why not (nothing is changed).
 
     ``vnodes`` in the order the search tries them; ``eligible``: the vnode's own run limits
-    for this job (None: none apply, as for a qrun job)."""
+    for this job (None: none apply, as for a qrun job); ``psets``: the server's or queue's
+    node grouping, which the job's own ``place=group=<res>`` replaces."""
     units = make_units(chunks, consumables)
+    if place.group:
+        psets = Psets((place.group,), psets.span if psets else True,
+                      psets.explicit_only if psets else False)
+    if psets is not None and psets.keys:
+        return _place_in_sets(units, place, vnodes, psets, eligible)
+    return _place_anywhere(units, place, vnodes, eligible)
+
+
+def placement_sets(vnodes: Mapping[str, VNode],
+                   psets: Psets) -> List[Tuple[str, Dict[str, VNode]]]:
+    """The sets in the order they are tried: smallest total ncpus, then mem, then free ncpus,
+    then free mem first (sort.cpp cmp_placement_sets), ties in creation order."""
+    sets: Dict[str, Dict[str, VNode]] = {}
+    for key in psets.keys:
+        for name, vnode in vnodes.items():
+            raw = vnode.strings.get(key)
+            if raw is None:
+                if psets.explicit_only:
+                    continue
+                values = ['""']
+            else:
+                values = [value.strip() for value in raw.split(",") if value.strip()]
+            for value in values:
+                sets.setdefault("%s=%s" % (key, value), {})[name] = vnode
+
+    def size(members: Mapping[str, VNode]) -> Tuple[int, int, int, int]:
+        group = list(members.values())
+        return (sum(v.avail.get("ncpus", 0) for v in group),
+                sum(v.avail.get("mem", 0) for v in group),
+                sum(max(v.free("ncpus"), 0) for v in group if v.is_free),
+                sum(max(v.free("mem"), 0) for v in group if v.is_free))
+    return sorted(sets.items(), key=lambda item: size(item[1]))
+
+
+def _place_in_sets(units: Sequence[Unit], place: Place, vnodes: Mapping[str, VNode],
+                   psets: Psets, eligible: Optional[Eligible]) -> Union[Placement, Failure]:
+    """eval_selspec over placement sets: the first set the job fits in now; the first set's
+    reason when none does but one could; over all vnodes (or CANT_SPAN) when none ever
+    could."""
+    first: Optional[Failure] = None
+    could = False
+    for name, members in placement_sets(vnodes, psets):
+        ordered = list(members.values())
+        if _complex_check(units, place, ordered, totals=False) is None:
+            found = _search(units, place, ordered, eligible)
+            if not isinstance(found, str):
+                return Placement(list(units), found)
+            first = first or Failure(False, found)
+        else:
+            first = first or Failure(False, SET_TOO_SMALL % name)
+        if not could and _complex_check(units, place, ordered, totals=True) is None:
+            could = True
+    if could:
+        return first or Failure(False, MSG["no_free"])
+    if not psets.span:
+        return Failure(True, CANT_SPAN)
+    return _place_anywhere(units, place, vnodes, eligible)
+
+
+def _place_anywhere(units: Sequence[Unit], place: Place, vnodes: Mapping[str, VNode],
+                    eligible: Optional[Eligible]) -> Union[Placement, Failure]:
     ordered = list(vnodes.values())
     now_reason = _complex_check(units, place, ordered, totals=False)
     if now_reason is not None:
@@ -237,7 +315,7 @@ def place_job(chunks: Sequence[Chunk], place: Place, vnodes: Mapping[str, VNode]
     found = _search(units, place, ordered, eligible)
     if isinstance(found, str):
         return Failure(False, found)
-    return Placement(units, found)
+    return Placement(list(units), found)
 
 
 def commit(placement: Placement, place: Place,

@@ -22,22 +22,20 @@ _FALSE_SENT = frozenset(("false", "f", "n", "0"))
 
 REFUSED: Dict[str, Dict[str, FrozenSet[str]]] = {
     "server": {
-        "require_cred_enable": _FALSE, "require_cred": _NONE, "node_group_enable": _FALSE,
-        "node_group_key": _NONE, "eligible_time_enable": _FALSE,
+        "require_cred_enable": _FALSE, "require_cred": _NONE, "eligible_time_enable": _FALSE,
         "backfill_depth": _NONE,
         "restrict_res_to_release_on_suspend": _NONE, "show_hidden_attribs": _FALSE,
         "resv_post_processing_time": _NONE,
     },
     "queue": {
         "require_cred_enable": _FALSE, "require_cred": _NONE,
-        "node_group_key": _NONE, "backfill_depth": _NONE, "partition": _NONE,
+        "backfill_depth": _NONE, "partition": _NONE,
     },
     "node": {
         "provision_enable": _FALSE, "current_aoe": _NONE, "vnode_pool": _NONE,
         "power_provisioning": _FALSE, "current_eoe": _NONE, "partition": _NONE,
     },
     "sched": {
-        "do_not_span_psets": _FALSE, "only_explicit_psets": _FALSE,
         "sched_preempt_enforce_resumption": _FALSE,
     },
     "job": {"create_resv_from_job": _FALSE_SENT,

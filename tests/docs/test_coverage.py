@@ -144,11 +144,11 @@ def _set(managed: manager.Managed, objtype: str, name: str, attr: str, value: st
 
 @pytest.mark.parametrize(("objtype", "name", "attr", "acts", "default"), [
     ("server", "", "eligible_time_enable", "true", "false"),
-    ("server", "", "node_group_key", "host", None),
+    ("server", "", "show_hidden_attribs", "true", "false"),
     ("queue", "workq", "backfill_depth", "3", None),
     ("node", "vm", "vnode_pool", "2", None),
     ("node", "vm", "provision_enable", "True", "False"),
-    ("sched", "default", "only_explicit_psets", "t", "f"),
+    ("sched", "default", "sched_preempt_enforce_resumption", "t", "f"),
 ])
 def test_qmgr_refuses_what_the_fake_would_ignore(objtype: str, name: str, attr: str, acts: str,
                                                  default: object) -> None:

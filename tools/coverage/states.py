@@ -75,7 +75,10 @@ ITERATION = behaves("server/sched_func.c:action_sched_iteration",
                     "tests/docs/test_coverage_behaviours.py::"
                     "test_scheduler_iteration_sets_the_timed_cycle")
 REQUIRE_CRED = missing("Kerberos credential type; refused (require_cred_enable is)")
-NODE_GROUPS = missing(SCHED_DIFF + ": placement by node groups")
+T_PSETS = "tests/sched/test_placement_sets.py::"
+NODE_GROUPS = behaves("scheduler/check.cpp:check_normal_node_path; node_partition.cpp; "
+                      "node_info.cpp:eval_selspec",
+                      T_PSETS + "test_server_node_grouping_and_a_queue_key")
 T_JSF = "tests/sched/test_job_sort_formula.py::"
 FORMULA = behaves("scheduler/job_info.cpp:formula_evaluate, sort.cpp:cmp_sort; "
                   "server/sched_func.c:validate_job_formula",
@@ -84,7 +87,11 @@ FORMULA = behaves("scheduler/job_info.cpp:formula_evaluate, sort.cpp:cmp_sort; "
                   T_JSF + "test_only_who_may_write_the_home_sets_it_and_sched_and_server_agree",
                   "tests/server/test_vnode_rules.py::test_job_sort_formula_orders_the_queue")
 BACKFILL = missing(SCHED_DIFF + ": top jobs and the backfill calendar")
-PSETS = refused_when_true(SCHED_DIFF + ": placement sets")
+PSETS = behaves("scheduler/node_info.cpp:eval_selspec (SPAN_PSETS); "
+                "node_partition.cpp (NP_CREATE_REST)",
+                T_PSETS + "test_a_busy_set_makes_the_job_wait_and_a_too_big_one_spans_or_never_"
+                "runs",
+                T_PSETS + "test_only_explicit_psets_leaves_out_vnodes_without_the_resource")
 PARTITION = refused("scheduler partitions (multi-sched)")
 T_VRULES = "tests/sched/test_vnode_rules.py::"
 T_VQUEUE = "tests/server/test_vnode_rules.py::"

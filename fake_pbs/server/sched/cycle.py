@@ -20,7 +20,7 @@ from fake_pbs.model.errors import PbsError
 from fake_pbs.model.jobdefaults import prefixed
 from fake_pbs.model.nodes import DEFAULT_CONSUMABLES, VNode, build_vnodes, job_owner, \
     parse_exec_host, parse_exec_vnode, resource_amount
-from fake_pbs.model.placement import Eligible, Failure, Placement, commit, place_job
+from fake_pbs.model.placement import Eligible, Failure, Placement, Psets, commit, place_job
 from fake_pbs.model.sched_config import NodeSortKey
 from fake_pbs.model.preempt import DEFAULT_ORDER, DEFAULT_PRIO, DEFAULT_QUEUE_PRIO, OrderStep, \
     methods_for, parse_preempt_order, parse_preempt_prio, usable_methods
@@ -78,6 +78,10 @@ class CycleResult(NamedTuple):
 
 def _false(value: Optional[str]) -> bool:
     return value is not None and value.strip().lower() in ("false", "f", "0", "n", "no")
+
+
+def _true(value: Optional[str]) -> bool:
+    return value is not None and value.strip().lower() in ("true", "t", "1", "y", "yes")
 
 
 def _number(value: Optional[str], default: float = 0.0) -> float:
@@ -265,6 +269,7 @@ class _Cycle:
         self.jobs = jobs
         self.now = now
         self.sched = sched
+        self.server = server or {}
         self.policy = _Policy(sched, preemptive)
         self.consumables = consumables
         self.node_sort = tuple(node_sort)
@@ -444,7 +449,7 @@ class _Cycle:
         self.reserved.hold(vnodes, ahead, True)
         try:
             outcome = place_job(request.chunks, request.place, vnodes, self.consumables,
-                                self.eligible(job))
+                                self.eligible(job), self.psets(job, resv_vnodes is not None))
             if isinstance(outcome, Placement) and commit_run:
                 exec_vnode, exec_host, hosts = commit(outcome, request.place, vnodes)
                 if resv_vnodes is not None:  # the host's cpus are in use for all to see
@@ -465,6 +470,19 @@ class _Cycle:
             queue = job.get("queue", "")
             vnodes = self.pools[queue] if queue in self.pools else self.pools.get("", {})
         return sort_vnodes(vnodes, self.node_sort) if self.resort else vnodes
+
+    def psets(self, job: Attrs, in_reservation: bool) -> Psets:
+        """The node grouping for ``job`` (check.cpp check_normal_node_path): with the server's
+        ``node_group_enable``, its queue's ``node_group_key``, else the server's; none for a
+        reservation's job (its vnodes are its set).  The job's ``place=group`` replaces it
+        (placement.place_job)."""
+        keys: Tuple[str, ...] = ()
+        if not in_reservation and _true(self.server.get("node_group_enable")):
+            queue = self.queues.get(job.get("queue", ""), {})
+            text = queue.get("node_group_key") or self.server.get("node_group_key") or ""
+            keys = tuple(word.strip() for word in text.split(",") if word.strip())
+        return Psets(keys, not _true(self.sched.get("do_not_span_psets")),
+                     _true(self.sched.get("only_explicit_psets")))
 
     def eligible(self, job: Attrs) -> Optional[Eligible]:
         """The vnodes' run limits for ``job``; none for a qrun'd job (is_vnode_eligible)."""
@@ -531,11 +549,12 @@ class _Cycle:
         chosen: List[Attrs] = []
         placed: Optional[Placement] = None
         eligible = self.eligible(job)
+        psets = self.psets(job, False)
         for victim in candidates:
             _release(self.vnodes, victim, self.consumables)
             chosen.append(victim)
             outcome = place_job(request.chunks, request.place, self.pool(job),
-                                self.consumables, eligible)
+                                self.consumables, eligible, psets)
             if isinstance(outcome, Placement):
                 placed = outcome
                 break
@@ -547,7 +566,7 @@ class _Cycle:
         for victim in list(reversed(chosen[:-1])):
             _release(self.vnodes, victim, self.consumables, back=True)
             outcome = place_job(request.chunks, request.place, self.pool(job),
-                                self.consumables, eligible)
+                                self.consumables, eligible, psets)
             if isinstance(outcome, Placement):
                 chosen.remove(victim)
                 placed = outcome
