@@ -182,3 +182,17 @@ def test_preemption_off() -> None:
     jobs = [running(1, "(vm:ncpus=1)", "vm/0"), job(2, queue_name="express")]
     result = cycle({"vm": node(1)}, jobs, queues=_EXPRESS, sched={"preemptive_sched": "False"})
     assert result.preempt == []
+
+
+def test_a_higher_express_queue_preempts_a_lower_one() -> None:
+    """job_info.cpp set_preempt_prio: an express level adds the queue's Priority, so a job of
+    an express queue of Priority 200 preempts one of an express queue of Priority 160 (both
+    over preempt_queue_prio 150), and not the other way round."""
+    queues = {"workq": queue(0), "high": queue(200), "low": queue(160)}
+    victim = running(1, "(vm:ncpus=1)", "vm/0")
+    victim["queue"] = "low"
+    result = cycle({"vm": node(1)}, [victim, job(2, queue_name="high")], queues=queues)
+    assert [plan.victims for plan in result.preempt] == [[("1.vm", ["S", "R"])]]
+    victim["queue"] = "high"
+    result = cycle({"vm": node(1)}, [victim, job(2, queue_name="low")], queues=queues)
+    assert result.preempt == []

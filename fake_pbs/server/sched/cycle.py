@@ -91,6 +91,11 @@ def _number(value: Optional[str], default: float = 0.0) -> float:
         return default
 
 
+# config.h PREEMPT_PRIORITY_HIGH and PREEMPT_PRIORITY_STEP
+_PRIORITY_HIGH = 100000
+_PRIORITY_STEP = 1000
+
+
 class _Policy:
     """The scheduler object's preemption settings, with PBS's defaults for bad values."""
 
@@ -110,14 +115,18 @@ class _Policy:
         self.checkpoint = False
 
     def level(self, queue: Attrs) -> int:
-        """Preemption priority of a job in ``queue``: higher preempts lower."""
-        express = _number(queue.get("Priority")) >= self.queue_prio
+        """Preemption priority of a job in ``queue``: higher preempts lower.  As PBS's
+        set_preempt_prio: the levels of preempt_prio are 1000 apart from 100000 down, and an
+        express level adds its queue's Priority, so a job of a higher express queue preempts
+        one of a lower express queue."""
+        priority = int(_number(queue.get("Priority")))
+        express = priority >= self.queue_prio
         wanted = {"express_queue"} if express else {"normal_jobs"}
         normal = 0
         for index, words in enumerate(self.levels):
-            rank = len(self.levels) - index
+            rank = _PRIORITY_HIGH - index * _PRIORITY_STEP
             if set(words) == wanted:
-                return rank
+                return rank + (priority if express else 0)
             if words == ["normal_jobs"]:
                 normal = rank
         return normal
