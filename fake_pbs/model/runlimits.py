@@ -10,7 +10,9 @@ limit holds a job when the running jobs already reach it (``limit <= used``); a 
 when the running jobs' amounts plus the job's would pass it; a specific limit
 (``[u:bob=2]``) replaces the generic one.  Comments are job_info.cpp's res_to_str texts
 (``QUEUE_USER_LIMIT_REACHED`` ...), given "Not Running: " by the caller.  Soft limits
-(``max_run_soft``...) only matter to preemption and are not modelled.
+(``max_run_soft``, ``max_run_res_soft.<r>`` and the old-style ``max_user_run_soft``...) hold
+nothing back: an entity whose running jobs pass one is over it (``used > limit``), which
+preemption ranks (:func:`over_soft`, limits.cpp check_soft_limits).
 """
 from typing import Dict, Mapping, NamedTuple, Optional, Tuple
 
@@ -67,6 +69,24 @@ def limits_of(attrs: Attrs) -> ObjectLimits:
             counts.setdefault(key, str(attrs[name]))
     resources = entlimits.by_resource(attrs, "max_run_res")
     for name, key in _OLD_RES:
+        for res, value in prefixed(attrs, name).items():
+            resources.setdefault(res, {}).setdefault(key, value)
+    return ObjectLimits(counts, resources)
+
+
+_OLD_SOFT_COUNTS = (("max_user_run_soft", ("u", GENERIC)),
+                    ("max_group_run_soft", ("g", GENERIC)))
+_OLD_SOFT_RES = (("max_user_res_soft", ("u", GENERIC)), ("max_group_res_soft", ("g", GENERIC)))
+
+
+def soft_limits_of(attrs: Attrs) -> ObjectLimits:
+    """A queue's or the server's soft run limits, old-style ones as generic entity limits."""
+    counts = dict(entlimits.parse(attrs.get("max_run_soft")))
+    for name, key in _OLD_SOFT_COUNTS:
+        if attrs.get(name):
+            counts.setdefault(key, str(attrs[name]))
+    resources = entlimits.by_resource(attrs, "max_run_res_soft")
+    for name, key in _OLD_SOFT_RES:
         for res, value in prefixed(attrs, name).items():
             resources.setdefault(res, {}).setdefault(key, value)
     return ObjectLimits(counts, resources)
@@ -131,3 +151,31 @@ def held_back(who: Entity, queue: str, request: Mapping[str, str], kinds: Mappin
                     return _res_text(scope is not None, kind, found[1]).format(
                         q=queue, n=who.name(kind), r=res)
     return None
+
+
+def over_soft(who: Entity, scope: Optional[str], request: Mapping[str, str],
+              kinds: Mapping[str, str], soft: ObjectLimits, usage: Usage) -> bool:
+    """Whether ``who`` is over a soft limit of the queue ``scope`` (None: the server): its
+    running jobs pass a count limit, or their amount of a resource the job requests passes
+    that resource's limit (find_preempt_bits)."""
+    for kind in _ORDER:
+        found = entlimits.limit_for(soft.counts, kind, who.name(kind))
+        if found is not None:
+            try:
+                if int(found[0]) < usage.counts.get((scope, kind, who.name(kind)), 0):
+                    return True
+            except ValueError:
+                pass
+        for res, res_limits in soft.resources.items():
+            if res not in request:
+                continue
+            found = entlimits.limit_for(res_limits, kind, who.name(kind))
+            if found is None:
+                continue
+            try:
+                ceiling = entlimits.amount(kinds.get(res, "long"), found[0])
+            except (ValueError, PbsError):
+                continue
+            if usage.amounts.get((scope, kind, who.name(kind), res), 0.0) > ceiling:
+                return True
+    return False

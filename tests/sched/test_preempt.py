@@ -196,3 +196,27 @@ def test_a_higher_express_queue_preempts_a_lower_one() -> None:
     victim["queue"] = "high"
     result = cycle({"vm": node(1)}, [victim, job(2, queue_name="low")], queues=queues)
     assert result.preempt == []
+
+
+def test_a_user_over_a_queue_soft_limit_is_preempted_by_normal_jobs() -> None:
+    """limits.cpp check_soft_limits and job_info.cpp set_preempt_prio: with preempt_prio
+    "express_queue, normal_jobs, queue_softlimits", the running jobs of a user past the
+    queue's max_run_soft ([u:PBS_GENERIC=1]) rank below normal jobs, so another user's queued
+    job preempts one of them (the newest); within the soft limit, nobody is preempted."""
+    workq = queue(0)
+    workq["max_run_soft"] = "[u:PBS_GENERIC=1]"
+    queues = {"workq": workq}
+    sched = {"preempt_prio": "express_queue, normal_jobs, queue_softlimits"}
+    first = running(1, "(vm:ncpus=1)", "vm/0", stime=100)
+    second = running(2, "(vm:ncpus=1)", "vm/1", stime=200)
+    for held in (first, second):
+        held["euser"] = "alice"
+    other = job(3)
+    other["euser"] = "bob"
+    result = cycle({"vm": node(2)}, [first, second, other], queues=queues, sched=sched)
+    assert [plan.victims for plan in result.preempt] == [[("2.vm", ["S", "R"])]]
+    result = cycle({"vm": node(1)}, [first, other], queues=queues, sched=sched)
+    assert result.preempt == []  # alice has one job: not over the limit
+    # the default preempt_prio does not rank by soft limits
+    result = cycle({"vm": node(2)}, [first, second, other], queues=queues)
+    assert result.preempt == []

@@ -125,9 +125,11 @@ RESV_HOST_ACL = behaves(RESV_SUBMIT + " (acl_resv_host_enable: 15092, before an 
                         T_RS + "test_acl_resv_hosts_and_groups")
 RESV_GROUP_ACL = behaves(RESV_SUBMIT + " (acl_resv_group_enable: 15093)",
                          T_RS + "test_acl_resv_hosts_and_groups")
-SOFT = stored("PBS's scheduler reads soft limits only to rank preemption (preempt_prio "
-              "queue_softlimits / server_softlimits), which the fake's preemption does not "
-              "rank by (docs/differences.md, queue limits)")
+SOFT = behaves("scheduler/limits.cpp:check_soft_limits; job_info.cpp:set_preempt_prio "
+               "(a job of an entity past a soft limit ranks at preempt_prio's queue_softlimits "
+               "or server_softlimits level)",
+               "tests/sched/test_preempt.py::test_a_user_over_a_queue_soft_limit_is_preempted_"
+               "by_normal_jobs")
 RESOURCES_MAX = behaves("server/svr_jobfunc.c:chk_resc_limits (from svr_chkque)",
                         T_ENQ + "test_queue_resources_max",
                         T_ENQ + "test_queue_max_wins_over_server_max",

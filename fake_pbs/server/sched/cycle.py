@@ -114,21 +114,33 @@ class _Policy:
         # No checkpoint action can be configured in the fake: C is never usable (reference §7.2).
         self.checkpoint = False
 
-    def level(self, queue: Attrs) -> int:
-        """Preemption priority of a job in ``queue``: higher preempts lower.  As PBS's
-        set_preempt_prio: the levels of preempt_prio are 1000 apart from 100000 down, and an
-        express level adds its queue's Priority, so a job of a higher express queue preempts
-        one of a lower express queue."""
+    def level(self, queue: Attrs, over_queue: bool = False, over_server: bool = False) -> int:
+        """Preemption priority of a job in ``queue`` (``over_*``: its owner is over a soft
+        limit of the queue or the server): higher preempts lower.  As PBS's set_preempt_prio:
+        the job's statuses (express, queue_softlimits, server_softlimits; normal_jobs when it
+        has none) are matched against preempt_prio's entries, those of more words first, and
+        the first entry whose words it all has gives the level: 100000 for the first entry
+        listed, 1000 less for each next one, plus the queue's Priority on an express entry (a
+        job of a higher express queue preempts one of a lower one).  No match: normal_jobs's."""
         priority = int(_number(queue.get("Priority")))
-        express = priority >= self.queue_prio
-        wanted = {"express_queue"} if express else {"normal_jobs"}
+        status = set()
+        if priority >= self.queue_prio:
+            status.add("express_queue")
+        if over_queue:
+            status.add("queue_softlimits")
+        if over_server:
+            status.add("server_softlimits")
+        if not status:
+            status.add("normal_jobs")
         normal = 0
-        for index, words in enumerate(self.levels):
+        listed = list(enumerate(self.levels))
+        for index, words in sorted(listed, key=lambda item: -len(item[1])):
             rank = _PRIORITY_HIGH - index * _PRIORITY_STEP
-            if set(words) == wanted:
-                return rank + (priority if express else 0)
+            if set(words) <= status:
+                return rank + (priority if "express_queue" in words else 0)
+        for index, words in listed:
             if words == ["normal_jobs"]:
-                normal = rank
+                normal = _PRIORITY_HIGH - index * _PRIORITY_STEP
         return normal
 
 
@@ -267,9 +279,15 @@ class _Cycle:
                                     consumables if pooled is None else pooled, totalled)
         self.server_limits = runlimits.limits_of(server or {})
         self.queue_limits = {name: runlimits.limits_of(queue) for name, queue in queues.items()}
+        self.server_soft = runlimits.soft_limits_of(server or {})
+        self.queue_soft = {name: runlimits.soft_limits_of(queue)
+                           for name, queue in queues.items()}
+        self.has_soft = any(limits.counts or limits.resources for limits in
+                            [self.server_soft, *self.queue_soft.values()])
         # counting the running jobs is work for every cycle: only when a run limit is set
-        self.limited = any(limits.counts or limits.resources for limits in
-                           [self.server_limits, *self.queue_limits.values()])
+        self.limited = self.has_soft or any(
+            limits.counts or limits.resources for limits in
+            [self.server_limits, *self.queue_limits.values()])
         self.usage = runlimits.Usage()
         for job in jobs:
             if job.get("job_state") == "R":
@@ -298,7 +316,10 @@ class _Cycle:
         self.failed: Dict[Tuple[str, ...], Failure] = {}
         self.running: Optional[List[Attrs]] = None
         self.victimised: Set[str] = set()
-        self.lowest = min((self.policy.level(queue) for queue in queues.values()), default=0)
+        overs = ((False, True), (True, False), (True, True)) if self.has_soft else ()
+        self.lowest = min([self.policy.level(queue) for queue in queues.values()] +
+                          [self.policy.level(queue, *over) for queue in queues.values()
+                           for over in overs], default=0)
         # job_sort_formula (the scheduler's, else the server's) and its threshold
         text = sched.get("job_sort_formula") or (server or {}).get("job_sort_formula")
         self.formula = formula.Evaluator(text) if text else None
@@ -345,7 +366,17 @@ class _Cycle:
         """A job's preemption priority; a job being qrun outranks every other (k06)."""
         if self.qrun is not None and job.get("id") == self.qrun:
             return _QRUN_LEVEL
-        return self.policy.level(self.queues.get(job.get("queue", ""), {}))
+        queue_name = job.get("queue", "")
+        queue = self.queues.get(queue_name, {})
+        if not self.has_soft:
+            return self.policy.level(queue)
+        who, request = _entity(job), _request_amounts(job)
+        soft = self.queue_soft.get(queue_name)
+        over_queue = soft is not None and runlimits.over_soft(
+            who, queue_name, request, _KINDS, soft, self.usage)
+        over_server = runlimits.over_soft(who, None, request, _KINDS, self.server_soft,
+                                          self.usage)
+        return self.policy.level(queue, over_queue, over_server)
 
     def comment(self, job: Attrs, text: str) -> None:
         if job.get("comment") != text:
