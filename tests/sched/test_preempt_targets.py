@@ -47,3 +47,13 @@ def test_the_server_checks_the_request(value: str, code: int) -> None:
     preempt_targets.check("queue=workq,Resource_List.ncpus=2", lambda q: q == "workq",
                           lambda r: r == "ncpus")
     preempt_targets.check("NONE", lambda q: False, lambda r: False)
+
+
+def test_a_job_that_may_not_preempt_does_not_stop_the_next_one() -> None:
+    """Jobs with the same request fail the same way within a cycle, but not when one names
+    preempt_targets=none: the next may still preempt."""
+    victim = running(1, "(vm:ncpus=2)", "vm/0*2", ncpus="2")
+    shy, bold = job(2, queue_name="express"), job(3, queue_name="express")
+    shy["Resource_List.preempt_targets"] = "none"
+    result = cycle(_NODES, [victim, shy, bold], queues=_QUEUES)
+    assert [plan.run.jobid for plan in result.preempt] == ["3.vm"]

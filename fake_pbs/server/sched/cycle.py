@@ -406,8 +406,11 @@ class _Cycle:
                 job.get("queue", ""), job.get("Resource_List.select", ""),
                 job.get("Resource_List.place", ""),
                 job.get("Resource_List.walltime", "") if self.reserved.future else "")
-            if self.node_limits:  # a vnode's per-user and per-group limits tell them apart
+            if self.node_limits or self.has_soft:
+                # a vnode's per-user and per-group limits, and the soft limits that set a
+                # job's preemption level, tell owners apart; so do the jobs a job may preempt
                 key += job_owner(job)
+            key += (job.get("Resource_List.preempt_targets", ""),)
             known = self.failed.get(key)
             if known is not None:
                 # Same queue and request as a job that already failed this cycle: resources only
