@@ -33,7 +33,8 @@ class ServerApp:
         self.state = ServerState(Store(paths.server_priv(home) / "server.db"))
         self.log = DaemonLog(home / "server_logs", "Server@%s" % self.server_name, clock,
                              self._log_mask)
-        self.sched_log = DaemonLog(home / "sched_logs", "pbs_sched", clock, lambda: 0x2FF)
+        self.sched_log = DaemonLog(home / "sched_logs", "pbs_sched", clock,
+                                   self._sched_log_mask)
         self.acct = AccountingLog(paths.server_priv(home) / "accounting", "", clock)
         self.stopping = threading.Event()
         self.stop_moms = False  # qterm -m: the moms are told to shut down after the server
@@ -48,6 +49,14 @@ class ServerApp:
             return int(self.state.server.get("log_events", "511"))
         except ValueError:
             return 511
+
+    def _sched_log_mask(self) -> int:
+        """The scheduler object's log_events (767, 0x2FF, by default), as PBS's scheduler
+        takes it at each SCH_CONFIGURE."""
+        try:
+            return int(self.state.sched.get("log_events", "767"))
+        except ValueError:
+            return 767
 
     # -- set-up -------------------------------------------------------------------------------
     def bootstrap(self) -> None:

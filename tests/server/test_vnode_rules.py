@@ -129,3 +129,16 @@ def test_preempt_targets_are_checked_at_qsub_and_qalter(fake_pbs: FakeCluster) -
     assert done.returncode == 15035 % 256, done
     fake_pbs.sh("qalter", "-l", "preempt_targets=none", jobid)
     assert fake_pbs.job(jobid)["Resource_List.preempt_targets"] == "none"
+
+
+def test_the_schedulers_log_events_filters_its_log(fake_pbs: FakeCluster) -> None:
+    """The scheduler logs what its log_events lets through (767 by default): without 0x0080
+    (PBSEVENT_DEBUG) no "Considering job to run" line; with it, one per job considered."""
+    fake_pbs.qmgr("set sched log_events = %d" % (767 & ~0x0080))
+    quiet = fake_pbs.qsub("true")
+    fake_pbs.wait(quiet)
+    assert not fake_pbs.messages("sched", "Considering job to run")
+    fake_pbs.qmgr("set sched log_events = 767")
+    loud = fake_pbs.qsub("true")
+    fake_pbs.wait(loud)
+    fake_pbs.wait_log("sched", "Considering job to run")

@@ -462,8 +462,8 @@ SCHED: Dict[str, Row] = {
                         "shows it"),
     "sched_priv": stored("where PBS's scheduler keeps its files; the fake's reads "
                          "sched_config from the cluster's home"),
-    "sched_log": stored("the scheduler's log directory; the fake's scheduler logs in the "
-                        "server log"),
+    "sched_log": stored("the scheduler's log directory; the fake's scheduler logs in "
+                        "sched_logs/ under the cluster's home"),
     "scheduling": behaves("scheduler/fifo.cpp:scheduling_cycle; server/sched_func.c",
                           T_SCHED_OFF),
     "scheduler_iteration": ITERATION,
@@ -482,8 +482,9 @@ SCHED: Dict[str, Row] = {
     "preempt_sort": behaves("scheduler/job_info.cpp (min_time_since_start)",
                             "tests/sched/test_preempt.py::"
                             "test_most_recently_started_first_and_only_as_many_as_needed"),
-    "log_events": stored("the scheduler's own log mask; the fake's scheduler writes its few "
-                         "lines in the server log"),
+    "log_events": behaves("scheduler/fifo.cpp (the scheduler's log mask, read at each "
+                          "SCH_CONFIGURE)", "tests/server/test_vnode_rules.py::"
+                          "test_the_schedulers_log_events_filters_its_log"),
     "job_sort_formula": FORMULA,
     "server_dyn_res_alarm": stored("the timeout of server_dyn_res scripts, which the fake's "
                                    "sched_config does not run"),
