@@ -34,13 +34,16 @@ class Run:
 
 @dataclass(frozen=True)
 class Wait:
-    """Poll ``qstat -x -f`` until the job state matches ``states`` (a regex) or ``timeout``."""
+    """Poll ``qstat -x -f`` until the job state matches ``states`` (a regex) or ``timeout``;
+    with ``poll``, until the mom's next resource poll has sampled the running job (its
+    ``resources_used.walltime`` moves) or the job leaves ``states``."""
 
     job: str
     states: str
     timeout: float
     why: str = ""
     requires: str = ""
+    poll: bool = False
 
 
 Step = Union[Run, Wait]
@@ -113,7 +116,13 @@ RELEASE_BEFORE: Dict[str, List[Step]] = {
     "c04c_qstat_fxjson_forcedeleted_final": [Wait("14.vm", "F", 30, "waitstate $S2 F 30")],
     "b07b_qstat_fxjson_exit3": [Wait("16.vm", "F", 30, "waitstate $E3 F 30")],
     "b08c_qstat_fxjson_wtkill_final": [Wait("17.vm", "F", 90, "waitstate $W F 90")],
-    "c02c_qdel_x_finished": [Run("pbsuser", "qdel 15.vm", "", "c11 (not in the set)")],
+    # PBS's mom sees a TermJob'd job end at its next resource poll, 10 s after the last one
+    # (requests.c: next_sample_time = min_check_poll): the capture's last poll came late enough
+    # that 15.vm still ran at e01-e04, 1.2 s after c11.  The replay's polls fall where its own
+    # job starts put them, so c11 is sent just after a poll, as the capture's outputs need.
+    "c02c_qdel_x_finished": [Wait("15.vm", "R", 130, "align c11 with the mom's poll (e01)",
+                                  poll=True),
+                             Run("pbsuser", "qdel 15.vm", "", "c11 (not in the set)")],
     "d01_qmgr_create_hook": [
         Run("root", "qdel $(qselect -u pbsuser -s HQ) 2>/dev/null", "",
             "replay.sh: clean up held and queued jobs after section c")],

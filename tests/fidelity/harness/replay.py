@@ -28,6 +28,7 @@ from .timingfree import timing_free
 
 KNOWN_RETRY_SECONDS = 2.0   # read cases listed as known differences: read again this long
 WAIT_POLL_SECONDS = 1.0     # waitstate's "sleep 1" between polls
+POLL_WAIT_SECONDS = 0.1     # a poll-aligned wait looks often, so the next step follows the poll
 
 # ps is left out: its answers (pids, the reading shell itself: extra k03a) change with every
 # read, so reading again until a bound passes would only wait.
@@ -213,6 +214,9 @@ class Replayer:
         # PBS's (f24's 21 execjob_abort attempts took 67 s there, over 80 s at load 25 here)
         deadline = time.monotonic() + step.timeout
         user = "root" if "root" in env.accounts else "pbsuser"
+        if step.poll:
+            self._wait_poll(env, user, job, step, deadline)
+            return
         while time.monotonic() < deadline:
             result = env.run(user, "/root", "qstat -x -f %s" % job, timeout=30)
             found = re.search(r"job_state = (\S+)", result.stdout)
@@ -222,6 +226,24 @@ class Replayer:
             # replay.sh's waitstate polls once a second; each poll is a qstat the server logs
             # (g11's request lines), so the fake is polled the same way.
             time.sleep(WAIT_POLL_SECONDS)
+
+    def _wait_poll(self, env: FidelityEnv, user: str, job: str, step: Wait,
+                   deadline: float) -> None:
+        """Until the job's resources_used.walltime moves (a poll sampled it) or its state
+        leaves ``step.states``: a short poll of qstat, so the next step follows the poll."""
+        first: Optional[str] = None
+        while time.monotonic() < deadline:
+            result = env.run(user, "/root", "qstat -x -f %s" % job, timeout=30)
+            state = re.search(r"job_state = (\S+)", result.stdout)
+            if not state or not re.fullmatch(step.states, state.group(1)):
+                return
+            used = re.search(r"resources_used\.walltime = (\S+)", result.stdout)
+            value = used.group(1) if used else ""
+            if first is None:
+                first = value
+            elif value != first:
+                return
+            time.sleep(POLL_WAIT_SECONDS)
 
     # ---- cases -------------------------------------------------------------------------------
 
