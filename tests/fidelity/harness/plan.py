@@ -110,6 +110,10 @@ RELEASE_BEFORE: Dict[str, List[Step]] = {
                               "first mom update: substate 42, session_id)")],
     "b05_qstat_fxjson_deleted_1s": [
         Run("pbsuser", "sleep 1", "", "replay.sh: qdel $S1; sleep 1")],
+    # c03's qdel 13.vm, 3.9 s after its start in the capture, ends it at its first poll, 10 s
+    # after the start; a replay slowed past that poll would see it end within b05's second.
+    "c03_qdel_running": [Wait("13.vm", "R", 130, "align c03 with the mom's poll (b05)",
+                              poll=True)],
     "c04b_qstat_fxjson_forcedeleted_1s": [
         Run("pbsuser", "sleep 1", "", "replay.sh: qdel -W force $S2; sleep 1")],
     "b05b_qstat_fxjson_deleted_final": [Wait("13.vm", "F", 30, "waitstate $S1 F 30")],

@@ -29,6 +29,20 @@ from .timingfree import timing_free
 KNOWN_RETRY_SECONDS = 2.0   # read cases listed as known differences: read again this long
 WAIT_POLL_SECONDS = 1.0     # waitstate's "sleep 1" between polls
 POLL_WAIT_SECONDS = 0.1     # a poll-aligned wait looks often, so the next step follows the poll
+POLL_SAFE_AGE = 6.0         # a job this young is at least 4 s from its first resource poll
+
+
+def _age(qstat_f: str) -> float:
+    """Seconds since the job's stime (qstat -f's ctime text), 0 when it has none."""
+    found = re.search(r"stime = (.+)", qstat_f)
+    if not found:
+        return 0.0
+    try:
+        return time.time() - time.mktime(time.strptime(found.group(1).strip(),
+                                                       "%a %b %d %H:%M:%S %Y"))
+    except ValueError:
+        return 0.0
+
 
 # ps is left out: its answers (pids, the reading shell itself: extra k03a) change with every
 # read, so reading again until a bound passes would only wait.
@@ -229,8 +243,11 @@ class Replayer:
 
     def _wait_poll(self, env: FidelityEnv, user: str, job: str, step: Wait,
                    deadline: float) -> None:
-        """Until the job's resources_used.walltime moves (a poll sampled it) or its state
-        leaves ``step.states``: a short poll of qstat, so the next step follows the poll."""
+        """Make the next step follow a resource poll of the job by far enough: a job the mom
+        has not polled yet, younger than POLL_SAFE_AGE, is left alone (its first poll is
+        ``min_check_poll`` after its start); otherwise wait, with a short poll of qstat, until
+        its resources_used.walltime moves (a poll sampled it) or its state leaves
+        ``step.states``."""
         first: Optional[str] = None
         while time.monotonic() < deadline:
             result = env.run(user, "/root", "qstat -x -f %s" % job, timeout=30)
@@ -241,6 +258,8 @@ class Replayer:
             value = used.group(1) if used else ""
             if first is None:
                 first = value
+                if value in ("", "00:00:00") and _age(result.stdout) < POLL_SAFE_AGE:
+                    return
             elif value != first:
                 return
             time.sleep(POLL_WAIT_SECONDS)
