@@ -17,6 +17,7 @@ from typing import Any, Callable, Dict, Mapping, Optional, Tuple
 
 from fake_pbs.model.errors import (PBSE_BAD_FORMULA, PBSE_BAD_FORMULA_KW, PBSE_BAD_FORMULA_TYPE,
                                    PbsError)
+from fake_pbs.model.preempt import walltime_seconds
 from fake_pbs.model.select import parse_size, size_kb
 
 #: the formula's own terms besides resources (pbs_ifl.h FORMULA_*)
@@ -152,13 +153,6 @@ def _eval(node: ast.AST, values: Mapping[str, float]) -> Any:
     raise ValueError("not a formula")
 
 
-def _seconds(text: str) -> float:
-    total = 0.0
-    for part in text.split(":"):
-        total = total * 60 + float(part or 0)
-    return total
-
-
 def _number(kind: Optional[str], text: str) -> Optional[float]:
     """A request's amount as the formula sees it (sizes in kb, times in seconds); None for a
     value that is not a number (a string resource)."""
@@ -166,7 +160,7 @@ def _number(kind: Optional[str], text: str) -> Optional[float]:
         if kind == "size" or (kind is None and text[-1:].lower() in ("b", "w")):
             return float(size_kb(parse_size(text)))
         if kind == "time" or (kind is None and ":" in text):
-            return _seconds(text)
+            return float(walltime_seconds(text))
         if kind in (None, "long", "float", "short", "ll"):
             return float(text)
     except (ValueError, PbsError):

@@ -61,32 +61,21 @@ class ObjectLimits(NamedTuple):
     resources: Dict[str, Limits]
 
 
-def limits_of(attrs: Attrs) -> ObjectLimits:
-    """A queue's or the server's run limits, old-style ones as generic entity limits."""
-    counts = dict(entlimits.parse(attrs.get("max_run")))
-    for name, key in _OLD_COUNTS:
-        if attrs.get(name):
-            counts.setdefault(key, str(attrs[name]))
-    resources = entlimits.by_resource(attrs, "max_run_res")
-    for name, key in _OLD_RES:
-        for res, value in prefixed(attrs, name).items():
-            resources.setdefault(res, {}).setdefault(key, value)
-    return ObjectLimits(counts, resources)
-
-
 _OLD_SOFT_COUNTS = (("max_user_run_soft", ("u", GENERIC)),
                     ("max_group_run_soft", ("g", GENERIC)))
 _OLD_SOFT_RES = (("max_user_res_soft", ("u", GENERIC)), ("max_group_res_soft", ("g", GENERIC)))
 
 
-def soft_limits_of(attrs: Attrs) -> ObjectLimits:
-    """A queue's or the server's soft run limits, old-style ones as generic entity limits."""
-    counts = dict(entlimits.parse(attrs.get("max_run_soft")))
-    for name, key in _OLD_SOFT_COUNTS:
+def limits_of(attrs: Attrs, soft: bool = False) -> ObjectLimits:
+    """A queue's or the server's run limits (``soft``: its soft ones), old-style ones as
+    generic entity limits."""
+    suffix = "_soft" if soft else ""
+    counts = dict(entlimits.parse(attrs.get("max_run" + suffix)))
+    for name, key in _OLD_SOFT_COUNTS if soft else _OLD_COUNTS:
         if attrs.get(name):
             counts.setdefault(key, str(attrs[name]))
-    resources = entlimits.by_resource(attrs, "max_run_res_soft")
-    for name, key in _OLD_SOFT_RES:
+    resources = entlimits.by_resource(attrs, "max_run_res" + suffix)
+    for name, key in _OLD_SOFT_RES if soft else _OLD_RES:
         for res, value in prefixed(attrs, name).items():
             resources.setdefault(res, {}).setdefault(key, value)
     return ObjectLimits(counts, resources)

@@ -279,8 +279,8 @@ class _Cycle:
                                     consumables if pooled is None else pooled, totalled)
         self.server_limits = runlimits.limits_of(server or {})
         self.queue_limits = {name: runlimits.limits_of(queue) for name, queue in queues.items()}
-        self.server_soft = runlimits.soft_limits_of(server or {})
-        self.queue_soft = {name: runlimits.soft_limits_of(queue)
+        self.server_soft = runlimits.limits_of(server or {}, soft=True)
+        self.queue_soft = {name: runlimits.limits_of(queue, soft=True)
                            for name, queue in queues.items()}
         self.has_soft = any(limits.counts or limits.resources for limits in
                             [self.server_soft, *self.queue_soft.values()])
