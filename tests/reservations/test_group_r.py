@@ -72,7 +72,10 @@ NOT_REPLAYED: Dict[str, str] = {
 _TIME_ARG = re.compile(r"(-[RE]) (\d{4}(?:\.\d\d)?|\d{12}(?:\.\d\d)?)\b")
 _DATE = re.compile(r"\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun) (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|"
                    r"Nov|Dec) +\d+ \d\d:\d\d:\d\d \d{4}\b")
-_WHEN = re.compile(r"\b(Today|Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d\d:\d\d\b")
+# every form of pbs_rstat's convert_time (render/resv.py short_time): today, this week, this
+# year, another year -- which one a time takes depends on the day the test runs
+_WHEN = re.compile(r"\b(Today|Mon|Tue|Wed|Thu|Fri|Sat|Sun)( [A-Z][a-z]{2} \d\d)?( \d{4})?"
+                   r" \d\d:\d\d\b")
 FIRST_JOB_SEQ = 875  # the capture's first number (R01's R875.vm)
 
 
